@@ -1,0 +1,3 @@
+"""The `robota` command."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""Provider-neutral contracts and the agent execution loop."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""Agent runs as DBOS workflows."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""Background task and subagent lifecycle state machines."""
+
+__all__: list[str] = []

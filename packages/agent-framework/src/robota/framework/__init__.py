@@ -1,0 +1,3 @@
+"""Assembly: interactive sessions, settings layers, subagents, fallback."""
+
+__all__: list[str] = []

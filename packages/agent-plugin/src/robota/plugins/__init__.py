@@ -1,0 +1,3 @@
+"""Optional behaviour on core contracts: budgets, guards, usage and telemetry."""
+
+__all__: list[str] = []

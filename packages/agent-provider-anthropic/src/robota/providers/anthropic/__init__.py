@@ -1,0 +1,3 @@
+"""Anthropic Messages API provider for Robota."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""Google Gemini provider for Robota."""
+
+__all__: list[str] = []

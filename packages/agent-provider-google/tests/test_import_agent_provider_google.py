@@ -1,0 +1,8 @@
+"""The package imports under the `robota` namespace."""
+
+import importlib
+
+
+def test_imports() -> None:
+    module = importlib.import_module("robota.providers.google")
+    assert module.__name__ == "robota.providers.google"

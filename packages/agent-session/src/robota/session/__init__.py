@@ -1,0 +1,3 @@
+"""Session persistence, resume and fork, compaction, execution journal."""
+
+__all__: list[str] = []

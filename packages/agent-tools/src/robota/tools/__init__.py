@@ -1,0 +1,3 @@
+"""Built-in tools (files, search, shell, web fetch, todo) and MCP toolsets."""
+
+__all__: list[str] = []
