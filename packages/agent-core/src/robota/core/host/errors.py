@@ -1,0 +1,146 @@
+"""Errors raised by the host guards (seed 000, "Path Containment", "Egress Policy",
+"Owner-Only Store", "Credential Store Port").
+
+Policy answers are not errors: an egress refusal is an :class:`~robota.core.host.egress.
+EgressDecision` value. These classes cover the cases where an operation cannot go on: a path
+outside its root, a store whose owner-only guarantee does not hold, a credential backend that
+cannot be read, a fetch that broke its size or time bound.
+"""
+
+from __future__ import annotations
+
+from robota.core.errors import ErrorCategory, RobotaError
+
+__all__ = [
+    "CredentialStoreError",
+    "EgressBodyTooLargeError",
+    "EgressError",
+    "EgressTimeoutError",
+    "InsecurePermissionsError",
+    "InvalidCredentialKeyError",
+    "InvalidPathError",
+    "ModeNotEnforcedError",
+    "OwnerOnlyError",
+    "PathContainmentError",
+    "PathOutsideRootError",
+]
+
+
+class PathContainmentError(RobotaError):
+    """Base of the path-containment failures: the candidate cannot be shown to stay in its root.
+
+    Attributes:
+        root: The root the candidate was checked against, as given.
+        candidate: The candidate path, as given.
+    """
+
+    code = "path_containment"
+    default_category = ErrorCategory.USER
+
+    def __init__(self, message: str, *, root: str, candidate: str) -> None:
+        super().__init__(message)
+        self.root = root
+        self.candidate = candidate
+
+
+class PathOutsideRootError(PathContainmentError):
+    """The candidate's canonical path (symlinks resolved) is not inside the root's."""
+
+    code = "path_outside_root"
+
+
+class InvalidPathError(PathContainmentError):
+    """The candidate cannot name a file: it holds a NUL byte, it runs into a symlink loop, or a
+    component cannot be inspected (permission denied on ``lstat``)."""
+
+    code = "invalid_path"
+
+
+class OwnerOnlyError(RobotaError):
+    """Base of the owner-only store failures.
+
+    Attributes:
+        path: The file or directory concerned.
+    """
+
+    code = "owner_only"
+
+    def __init__(self, message: str, *, path: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class InsecurePermissionsError(OwnerOnlyError):
+    """An existing file or directory is readable or writable by others (group/other mode bits
+    set) or is owned by another account. It is reported, never silently tightened, unless the
+    caller asked for tightening.
+
+    Attributes:
+        mode: The permission bits found (``st_mode & 0o777``).
+        uid: The owner found.
+    """
+
+    code = "insecure_permissions"
+    default_category = ErrorCategory.USER
+
+    def __init__(self, message: str, *, path: str, mode: int, uid: int) -> None:
+        super().__init__(message, path=path)
+        self.mode = mode
+        self.uid = uid
+
+
+class ModeNotEnforcedError(OwnerOnlyError):
+    """The filesystem accepted the owner-only mode but does not report it back: chmod is
+    silently ignored there, so owner-only cannot be guaranteed."""
+
+    code = "mode_not_enforced"
+
+
+class CredentialStoreError(RobotaError):
+    """The credential backend could not be read or written. Never means "no such secret": an
+    absent secret is ``None`` from ``get``."""
+
+    code = "credential_store"
+
+
+class InvalidCredentialKeyError(CredentialStoreError):
+    """The service or account is empty or holds a NUL byte."""
+
+    code = "invalid_credential_key"
+    default_category = ErrorCategory.USER
+
+
+class EgressError(RobotaError):
+    """Base of the guarded-fetch transport failures (policy refusals are values, not these)."""
+
+    code = "egress"
+    default_recoverable = True
+
+
+class EgressBodyTooLargeError(EgressError):
+    """The response body exceeded the fetch's ``max_bytes`` bound.
+
+    Attributes:
+        limit: The bound, in bytes.
+    """
+
+    code = "egress_body_too_large"
+    default_recoverable = False
+
+    def __init__(self, message: str, *, limit: int) -> None:
+        super().__init__(message)
+        self.limit = limit
+
+
+class EgressTimeoutError(EgressError):
+    """The whole fetch (every hop, headers and body) exceeded its ``timeout`` bound.
+
+    Attributes:
+        timeout: The bound, in seconds.
+    """
+
+    code = "egress_timeout"
+
+    def __init__(self, message: str, *, timeout: float) -> None:
+        super().__init__(message)
+        self.timeout = timeout
