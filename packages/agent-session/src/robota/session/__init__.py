@@ -1,3 +1,27 @@
-"""Session persistence, resume and fork, compaction, execution journal."""
+"""Session persistence for Robota: records, the store port, SQLite, JSONL event logs."""
 
-__all__: list[str] = []
+from robota.session.eventlog import EventLog, EventLogCorruptError, LogEntry
+from robota.session.record import SessionRecord, SessionSummary, new_session_id
+from robota.session.sqlite import SQLiteSessionStore
+from robota.session.store import (
+    SessionBusyError,
+    SessionConflictError,
+    SessionNotFoundError,
+    SessionStore,
+    SessionStoreError,
+)
+
+__all__ = [
+    "EventLog",
+    "EventLogCorruptError",
+    "LogEntry",
+    "SQLiteSessionStore",
+    "SessionBusyError",
+    "SessionConflictError",
+    "SessionNotFoundError",
+    "SessionRecord",
+    "SessionStore",
+    "SessionStoreError",
+    "SessionSummary",
+    "new_session_id",
+]

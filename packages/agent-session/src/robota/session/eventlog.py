@@ -1,0 +1,161 @@
+"""Append-only JSONL event log per session (issue: agent-session).
+
+High-frequency events (text deltas, tool progress) are written here, never into the session
+snapshot. Each line is one JSON object ``{"seq": n, "ts": iso8601, "type": str, "data": {...}}``.
+Entries of type ``session.created`` and ``message.committed`` (with the full message) let
+:meth:`EventLog.rebuild` reconstruct a session whose snapshot is missing. Files and the folder are
+created owner-only (0600 / 0700) in the folder the host names; nothing is written elsewhere.
+
+A torn last line (a process killed mid-write) is skipped on read; a malformed line elsewhere
+raises :class:`EventLogCorruptError` naming the file and line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from robota.core.messages import Message, dump_messages, load_messages
+from robota.session.record import SessionRecord
+from robota.session.store import SessionStoreError
+
+__all__ = ["EventLog", "EventLogCorruptError", "LogEntry"]
+
+_SAFE_ID = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+
+
+class EventLogCorruptError(SessionStoreError):
+    """A log line other than a torn last line is not valid JSON."""
+
+    code = "event_log_corrupt"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class LogEntry:
+    """One log line.
+
+    Attributes:
+        seq: 1-based position in the file.
+        ts: Write time (UTC).
+        type: Event type, e.g. ``model.text_delta``, ``message.committed``.
+        data: JSON payload.
+    """
+
+    seq: int
+    ts: datetime
+    type: str
+    data: Mapping[str, Any]
+
+
+class EventLog:
+    """JSONL logs, one file per session, in a host-named folder.
+
+    Args:
+        folder: Where ``<session_id>.jsonl`` files live (created 0700 if missing).
+
+    Raises:
+        ValueError: for a session id that is not a safe file name.
+    """
+
+    def __init__(self, folder: str | Path) -> None:
+        self._folder = Path(folder)
+        self._seq: dict[str, int] = {}
+
+    def path(self, session_id: str) -> Path:
+        """The log file of ``session_id``."""
+        if not _SAFE_ID.match(session_id) or session_id in {".", ".."}:
+            raise ValueError(f"unsafe session id {session_id!r}")
+        return self._folder / f"{session_id}.jsonl"
+
+    def append(self, session_id: str, type: str, data: Mapping[str, Any]) -> LogEntry:
+        """Append one entry (written and flushed before returning)."""
+        path = self.path(session_id)
+        if not self._folder.exists():
+            self._folder.mkdir(mode=0o700, parents=True)
+        seq = self._seq.get(session_id)
+        if seq is None:
+            seq = sum(1 for _ in self._lines(path)) if path.exists() else 0
+        seq += 1
+        entry = LogEntry(seq=seq, ts=datetime.now(UTC), type=type, data=dict(data))
+        line = json.dumps(
+            {"seq": seq, "ts": entry.ts.isoformat(), "type": type, "data": entry.data},
+            separators=(",", ":"),
+        )
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, (line + "\n").encode())
+        finally:
+            os.close(fd)
+        self._seq[session_id] = seq
+        return entry
+
+    def append_message(self, session_id: str, message: Message) -> LogEntry:
+        """Append a ``message.committed`` entry carrying the full message."""
+        body = json.loads(dump_messages([message]))["messages"][0]
+        return self.append(session_id, "message.committed", {"message": body})
+
+    def _lines(self, path: Path) -> Iterator[str]:
+        with path.open("r", encoding="utf-8") as handle:
+            for line in handle:
+                if line.strip():
+                    yield line
+
+    def read(self, session_id: str) -> list[LogEntry]:
+        """Every entry of a session's log, in order ([] when there is no log).
+
+        Raises:
+            EventLogCorruptError: for a malformed line that is not the last one.
+        """
+        path = self.path(session_id)
+        if not path.exists():
+            return []
+        lines = list(self._lines(path))
+        entries: list[LogEntry] = []
+        for number, line in enumerate(lines, start=1):
+            try:
+                raw = json.loads(line)
+                entries.append(
+                    LogEntry(
+                        seq=int(raw["seq"]),
+                        ts=datetime.fromisoformat(raw["ts"]),
+                        type=str(raw["type"]),
+                        data=raw["data"],
+                    )
+                )
+            except (ValueError, KeyError, TypeError) as exc:
+                if number == len(lines) and not line.endswith("\n"):
+                    break  # torn last write
+                raise EventLogCorruptError(f"{path}:{number}: malformed log line") from exc
+        return entries
+
+    def rebuild(self, session_id: str) -> SessionRecord:
+        """Rebuild a session record from its log (for a missing snapshot).
+
+        Raises:
+            SessionStoreError: when the log has no ``session.created`` entry.
+        """
+        created: Mapping[str, Any] | None = None
+        messages: list[Message] = []
+        for entry in self.read(session_id):
+            if entry.type == "session.created":
+                created = entry.data
+            elif entry.type == "message.committed":
+                doc = json.dumps({"version": 1, "messages": [entry.data["message"]]})
+                messages.extend(load_messages(doc))
+        if created is None:
+            raise SessionStoreError(f"session {session_id}: log has no session.created entry")
+        return SessionRecord(
+            id=session_id,
+            model=created.get("model"),
+            provider=created.get("provider"),
+            system_prompt=created.get("system_prompt"),
+            parent_id=created.get("parent_id"),
+            title=created.get("title"),
+            messages=tuple(messages),
+        )

@@ -1,0 +1,246 @@
+"""SQLite session store: the embedded default (stdlib ``sqlite3``).
+
+The database file lives exactly where the host says; it is created owner-only (0600, its folder
+0700 when this store creates it) before SQLite opens it. Each call runs in a worker thread; one
+connection is shared under a lock. Optimistic revisions are enforced by the database itself
+(``UPDATE … WHERE revision = ?``), so separate processes sharing the file are safe too.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TypeVar
+
+import anyio
+import anyio.to_thread
+from robota.session.record import SessionRecord, SessionSummary
+from robota.session.store import (
+    SessionBusyError,
+    SessionConflictError,
+    SessionNotFoundError,
+    SessionStore,
+    SessionStoreError,
+)
+
+__all__ = ["SQLiteSessionStore"]
+
+T = TypeVar("T")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY,
+    revision INTEGER NOT NULL,
+    updated_at TEXT NOT NULL,
+    title TEXT,
+    model TEXT,
+    parent_id TEXT,
+    message_count INTEGER NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_updated ON sessions(updated_at DESC);
+CREATE TABLE IF NOT EXISTS leases (
+    session_id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    expires_at REAL NOT NULL
+);
+"""
+
+
+def _create_owner_only(path: Path) -> None:
+    """Create ``path`` (and a missing parent folder) with owner-only modes from the start."""
+    parent = path.parent
+    if not parent.exists():
+        parent.mkdir(mode=0o700, parents=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return
+    os.close(fd)
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        raise SessionStoreError(f"{path}: created with mode {mode:o}, expected 600")
+
+
+class SQLiteSessionStore(SessionStore):
+    """:class:`~robota.session.store.SessionStore` on one SQLite file.
+
+    Args:
+        path: The database file (created owner-only if missing), or ``":memory:"``.
+        clock: Seconds since the epoch, injectable for lease tests.
+
+    Example:
+        >>> import anyio
+        >>> async def demo() -> int:
+        ...     async with SQLiteSessionStore(":memory:") as store:
+        ...         rec = await store.create(SessionRecord(model="m"))
+        ...         return (await store.get(rec.id)).revision
+        >>> anyio.run(demo)
+        1
+    """
+
+    def __init__(self, path: str | Path, *, clock: Callable[[], float] = time.time) -> None:
+        self._path = path
+        self._clock = clock
+        self._conn: sqlite3.Connection | None = None
+        self._lock = anyio.Lock()
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._conn is None:
+            if self._path != ":memory:":
+                _create_owner_only(Path(self._path))
+            conn = sqlite3.connect(str(self._path), check_same_thread=False, isolation_level=None)
+            conn.execute("PRAGMA busy_timeout = 5000")
+            conn.executescript(_SCHEMA)
+            self._conn = conn
+        return self._conn
+
+    async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        async with self._lock:
+
+            def call() -> T:
+                try:
+                    return fn(self._connect())
+                except sqlite3.Error as exc:
+                    raise SessionStoreError(f"sqlite: {exc}") from exc
+
+            return await anyio.to_thread.run_sync(call)
+
+    async def create(self, record: SessionRecord) -> SessionRecord:
+        if record.revision != 0:
+            raise SessionConflictError(f"session {record.id}: create needs revision 0")
+        stored = _stamp(record, 1)
+
+        def op(conn: sqlite3.Connection) -> None:
+            try:
+                conn.execute("INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?)", _row(stored))
+            except sqlite3.IntegrityError as exc:
+                raise SessionConflictError(f"session {record.id} already exists") from exc
+
+        await self._run(op)
+        return stored
+
+    async def get(self, session_id: str) -> SessionRecord:
+        def op(conn: sqlite3.Connection) -> str | None:
+            row = conn.execute("SELECT body FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            return None if row is None else str(row[0])
+
+        body = await self._run(op)
+        if body is None:
+            raise SessionNotFoundError(f"no session {session_id!r}")
+        try:
+            return SessionRecord.from_json(body)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise SessionStoreError(
+                f"session {session_id}: stored record is corrupt: {exc}"
+            ) from exc
+
+    async def save(self, record: SessionRecord) -> SessionRecord:
+        stored = _stamp(record, record.revision + 1)
+
+        def op(conn: sqlite3.Connection) -> None:
+            id_, rev, updated, title, model, parent, count, body = _row(stored)
+            cursor = conn.execute(
+                "UPDATE sessions SET revision=?, updated_at=?, title=?, model=?, parent_id=?, "
+                "message_count=?, body=? WHERE id=? AND revision=?",
+                (rev, updated, title, model, parent, count, body, id_, record.revision),
+            )
+            if cursor.rowcount == 1:
+                return
+            exists = conn.execute("SELECT revision FROM sessions WHERE id=?", (id_,)).fetchone()
+            if exists is None:
+                raise SessionNotFoundError(f"no session {id_!r}")
+            raise SessionConflictError(
+                f"session {id_}: stored revision {exists[0]} != {record.revision}"
+            )
+
+        await self._run(op)
+        return stored
+
+    async def list(self, *, limit: int = 50, offset: int = 0) -> Sequence[SessionSummary]:
+        def op(conn: sqlite3.Connection) -> list[SessionSummary]:
+            rows = conn.execute(
+                "SELECT id, title, model, updated_at, message_count, parent_id FROM sessions "
+                "ORDER BY updated_at DESC, id LIMIT ? OFFSET ?",
+                (limit, offset),
+            ).fetchall()
+            return [
+                SessionSummary(
+                    id=r[0],
+                    title=r[1],
+                    model=r[2],
+                    updated_at=datetime.fromisoformat(r[3]),
+                    message_count=int(r[4]),
+                    parent_id=r[5],
+                )
+                for r in rows
+            ]
+
+        return await self._run(op)
+
+    async def delete(self, session_id: str) -> bool:
+        def op(conn: sqlite3.Connection) -> bool:
+            cursor = conn.execute("DELETE FROM sessions WHERE id=?", (session_id,))
+            conn.execute("DELETE FROM leases WHERE session_id=?", (session_id,))
+            return cursor.rowcount == 1
+
+        return await self._run(op)
+
+    async def acquire_lease(self, session_id: str, owner: str, *, ttl: float = 3600.0) -> None:
+        now = self._clock()
+
+        def op(conn: sqlite3.Connection) -> None:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                row = conn.execute(
+                    "SELECT owner, expires_at FROM leases WHERE session_id=?", (session_id,)
+                ).fetchone()
+                if row is not None and row[0] != owner and float(row[1]) > now:
+                    raise SessionBusyError(f"session {session_id} is running in {row[0]}")
+                conn.execute(
+                    "INSERT OR REPLACE INTO leases VALUES (?, ?, ?)", (session_id, owner, now + ttl)
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+
+        await self._run(op)
+
+    async def release_lease(self, session_id: str, owner: str) -> None:
+        def op(conn: sqlite3.Connection) -> None:
+            conn.execute("DELETE FROM leases WHERE session_id=? AND owner=?", (session_id, owner))
+
+        await self._run(op)
+
+    async def aclose(self) -> None:
+        async with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+
+def _stamp(record: SessionRecord, revision: int) -> SessionRecord:
+    from dataclasses import replace
+
+    return replace(record, revision=revision, updated_at=datetime.now(UTC))
+
+
+def _row(
+    record: SessionRecord,
+) -> tuple[str, int, str, str | None, str | None, str | None, int, str]:
+    return (
+        record.id,
+        record.revision,
+        record.updated_at.isoformat(),
+        record.title,
+        record.model,
+        record.parent_id,
+        len(record.messages),
+        record.to_json(),
+    )

@@ -1,0 +1,160 @@
+"""Reusable conformance suite for :class:`~robota.session.store.SessionStore` backends.
+
+Subclass :class:`SessionStoreConformance` in a pytest module and implement
+:meth:`SessionStoreConformance.make_store`; pytest then runs every ``test_*`` method against
+your backend. The SQLite store runs it in this package's tests; a server-database backend runs
+the same class.
+
+Example:
+    >>> class TestMyStore(SessionStoreConformance):  # doctest: +SKIP
+    ...     async def make_store(self) -> SessionStore:
+    ...         return MyStore(dsn)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+
+import anyio
+from robota.core.messages import AssistantMessage, TextPart, UserMessage
+from robota.core.usage import Usage
+from robota.session.record import SessionRecord
+from robota.session.store import (
+    SessionBusyError,
+    SessionConflictError,
+    SessionNotFoundError,
+    SessionStore,
+)
+
+__all__ = ["SessionStoreConformance"]
+
+
+def _record() -> SessionRecord:
+    return SessionRecord(
+        model="m1",
+        provider="p",
+        system_prompt="You are terse.",
+        messages=(
+            UserMessage.of("hi"),
+            AssistantMessage(parts=(TextPart(text="hello"),), model="m1"),
+        ),
+        usage=Usage(input_tokens=3, output_tokens=1, requests=1),
+        metadata={"k": "v"},
+    )
+
+
+class SessionStoreConformance:
+    """The behaviour every session store must have."""
+
+    async def make_store(self) -> SessionStore:
+        """Return a fresh, empty store."""
+        raise NotImplementedError
+
+    def _run(self, body: Callable[[SessionStore], Awaitable[None]]) -> None:
+        async def main() -> None:
+            store = await self.make_store()
+            async with store:
+                await body(store)
+
+        anyio.run(main)
+
+    def test_create_then_get_round_trips(self) -> None:
+        async def body(store: SessionStore) -> None:
+            created = await store.create(_record())
+            assert created.revision == 1
+            loaded = await store.get(created.id)
+            assert loaded == created
+
+        self._run(body)
+
+    def test_get_missing_raises(self) -> None:
+        async def body(store: SessionStore) -> None:
+            try:
+                await store.get("ses_missing")
+            except SessionNotFoundError:
+                return
+            raise AssertionError("expected SessionNotFoundError")
+
+        self._run(body)
+
+    def test_create_twice_conflicts(self) -> None:
+        async def body(store: SessionStore) -> None:
+            record = _record()
+            await store.create(record)
+            try:
+                await store.create(record)
+            except SessionConflictError:
+                return
+            raise AssertionError("expected SessionConflictError")
+
+        self._run(body)
+
+    def test_save_bumps_revision(self) -> None:
+        async def body(store: SessionStore) -> None:
+            created = await store.create(_record())
+            saved = await store.save(replace(created, title="named"))
+            assert saved.revision == 2
+            assert (await store.get(created.id)).title == "named"
+
+        self._run(body)
+
+    def test_stale_writer_is_refused_and_loses_nothing(self) -> None:
+        async def body(store: SessionStore) -> None:
+            created = await store.create(_record())
+            first = await store.save(
+                created.with_messages((*created.messages, UserMessage.of("from A")))
+            )
+            try:
+                await store.save(
+                    created.with_messages((*created.messages, UserMessage.of("from B")))
+                )
+            except SessionConflictError:
+                pass
+            else:
+                raise AssertionError("a stale writer overwrote the session")
+            assert await store.get(created.id) == first
+
+        self._run(body)
+
+    def test_list_newest_first_and_delete(self) -> None:
+        async def body(store: SessionStore) -> None:
+            a = await store.create(_record())
+            b = await store.create(_record())
+            await store.save(replace(a, title="touched"))
+            ids = [s.id for s in await store.list()]
+            assert ids[:2] == [a.id, b.id]
+            assert (await store.list(limit=1))[0].message_count == 2
+            assert await store.delete(a.id) is True
+            assert await store.delete(a.id) is False
+            assert [s.id for s in await store.list()] == [b.id]
+
+        self._run(body)
+
+    def test_fork_leaves_parent_identical(self) -> None:
+        async def body(store: SessionStore) -> None:
+            parent = await store.create(_record())
+            before = (await store.get(parent.id)).to_json()
+            child = await store.create(parent.fork())
+            await store.save(child.with_messages((*child.messages, UserMessage.of("child"))))
+            assert (await store.get(parent.id)).to_json() == before
+            loaded = await store.get(child.id)
+            assert loaded.parent_id == parent.id
+            assert loaded.system_prompt == parent.system_prompt
+
+        self._run(body)
+
+    def test_lease_refuses_a_second_runner(self) -> None:
+        async def body(store: SessionStore) -> None:
+            created = await store.create(_record())
+            await store.acquire_lease(created.id, "run-1")
+            try:
+                await store.acquire_lease(created.id, "run-2")
+            except SessionBusyError:
+                pass
+            else:
+                raise AssertionError("two runs held one session")
+            await store.release_lease(created.id, "run-1")
+            await store.acquire_lease(created.id, "run-2")
+
+        self._run(body)
