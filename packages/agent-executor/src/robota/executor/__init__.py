@@ -1,3 +1,33 @@
-"""Background task and subagent lifecycle state machines."""
+"""Background task and subagent lifecycle for Robota: state machine and execution context."""
 
-__all__: list[str] = []
+from robota.executor.context import (
+    ExecutionContext,
+    TaskBody,
+    TaskExit,
+    TaskHandle,
+    TaskNotFoundError,
+    TaskSnapshot,
+)
+from robota.executor.lifecycle import (
+    TERMINAL_STATES,
+    TRANSITIONS,
+    InvalidTransitionError,
+    TaskKind,
+    TaskState,
+    check_transition,
+)
+
+__all__ = [
+    "TERMINAL_STATES",
+    "TRANSITIONS",
+    "ExecutionContext",
+    "InvalidTransitionError",
+    "TaskBody",
+    "TaskExit",
+    "TaskHandle",
+    "TaskKind",
+    "TaskNotFoundError",
+    "TaskSnapshot",
+    "TaskState",
+    "check_transition",
+]
