@@ -1,0 +1,154 @@
+"""Retrying recoverable provider failures: :class:`RetryPolicy` and :class:`RetryingProvider`.
+
+Provider packages set their vendor SDK's own retries to zero; a host wraps a provider with
+:class:`RetryingProvider` to get one retry policy for every vendor. Only a
+:class:`~robota.core.errors.ProviderError` with ``recoverable=True`` (rate limit, overloaded, 5xx,
+timeout, connection) is retried, with exponential backoff and full jitter ("Exponential Backoff
+And Jitter", AWS Architecture Blog, 2015): ``delay = random() * min(max_delay, base_delay *
+2**retry)`` for the 0-based retry number. A vendor's ``retry_after`` (the ``Retry-After`` header,
+RFC 9110 §10.2.3) is a floor: the wait is at least that long, and when it exceeds the remaining
+delay budget the error is raised at once rather than waited out. Nothing is retried once any
+stream event reached the caller: a retry would repeat text the caller has already seen.
+"""
+
+from __future__ import annotations
+
+import random as _random
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+from robota.core.capabilities import ModelCapabilities, ModelInfo
+from robota.core.errors import ConfigurationError, ProviderError
+from robota.core.provider import ModelRequest, Provider, StreamEvent
+
+__all__ = ["RetryPolicy", "RetryingProvider"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RetryPolicy:
+    """How often and how long to retry.
+
+    Attributes:
+        max_attempts: Most calls in total, the first one included (1 disables retrying).
+        base_delay: Backoff base in seconds (the cap for the first retry's jittered delay).
+        max_delay: Cap of one backoff delay in seconds (``retry_after`` may exceed it).
+        total_budget: Most seconds spent waiting between attempts, summed over the call.
+
+    Raises:
+        ConfigurationError: when ``max_attempts < 1`` or a delay is negative.
+    """
+
+    max_attempts: int = 4
+    base_delay: float = 0.5
+    max_delay: float = 30.0
+    total_budget: float = 60.0
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1:
+            raise ConfigurationError("RetryPolicy.max_attempts must be at least 1")
+        if min(self.base_delay, self.max_delay, self.total_budget) < 0:
+            raise ConfigurationError("RetryPolicy delays must not be negative")
+
+    def backoff(self, retry: int, jitter: float) -> float:
+        """The jittered delay in seconds before 0-based retry number ``retry``.
+
+        Args:
+            retry: 0 for the first retry.
+            jitter: A number in ``[0, 1)`` (``random.random()``).
+        """
+        return jitter * min(self.max_delay, self.base_delay * 2**retry)
+
+
+class RetryingProvider(Provider):
+    """A :class:`~robota.core.provider.Provider` that retries another one's recoverable failures.
+
+    Delegates ``name``, ``default_model``, :meth:`model_info`, :meth:`capabilities`,
+    :meth:`models`, :meth:`count_tokens` and :meth:`aclose` to ``inner``.
+
+    Args:
+        inner: The provider to call.
+        policy: The retry policy (defaults: 4 attempts, 0.5 s base, 30 s cap, 60 s budget).
+        sleep: Awaitable sleep in seconds (injected in tests).
+        random: Returns a float in ``[0, 1)`` (injected in tests).
+
+    Example:
+        >>> from robota.core.retry import RetryPolicy, RetryingProvider
+        >>> # provider = RetryingProvider(AnthropicProvider(...), RetryPolicy(max_attempts=3))
+    """
+
+    def __init__(
+        self,
+        inner: Provider,
+        policy: RetryPolicy | None = None,
+        *,
+        sleep: Callable[[float], Awaitable[Any]] = anyio.sleep,
+        random: Callable[[], float] = _random.random,
+    ) -> None:
+        self.inner = inner
+        self.policy = policy if policy is not None else RetryPolicy()
+        self.name = inner.name
+        self.default_model = inner.default_model
+        self._sleep = sleep
+        self._random = random
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Stream ``request`` from the inner provider, retrying before the first event.
+
+        Raises:
+            ProviderError: the last failure when it is not recoverable, when an event was
+                already yielded, when attempts run out, or when the next wait would exceed the
+                delay budget. A note on the error says how many retries were made.
+        """
+        waited = 0.0
+        retry = 0
+        while True:
+            delivered = False
+            events = self.inner.stream(request)
+            try:
+                async for event in events:
+                    delivered = True
+                    yield event
+                return
+            except ProviderError as error:
+                delay = self._next_delay(error, retry, waited, delivered)
+                if delay is None:
+                    if retry:
+                        error.add_note(f"robota: gave up after {retry} retries")
+                    raise
+            finally:
+                aclose = getattr(events, "aclose", None)
+                if aclose is not None:
+                    await aclose()
+            await self._sleep(delay)
+            waited += delay
+            retry += 1
+
+    def _next_delay(
+        self, error: ProviderError, retry: int, waited: float, delivered: bool
+    ) -> float | None:
+        if delivered or not error.recoverable or retry + 1 >= self.policy.max_attempts:
+            return None
+        remaining = self.policy.total_budget - waited
+        delay = min(self.policy.backoff(retry, self._random()), remaining)
+        if error.retry_after is not None:
+            if error.retry_after > remaining:
+                return None
+            delay = max(delay, error.retry_after)
+        return max(delay, 0.0)
+
+    def model_info(self, model: str) -> ModelInfo | None:
+        return self.inner.model_info(model)
+
+    def capabilities(self, model: str) -> ModelCapabilities:
+        return self.inner.capabilities(model)
+
+    def models(self) -> tuple[ModelInfo, ...]:
+        return self.inner.models()
+
+    async def count_tokens(self, request: ModelRequest) -> int | None:
+        return await self.inner.count_tokens(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
