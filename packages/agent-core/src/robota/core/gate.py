@@ -37,6 +37,8 @@ class ToolCallRequest:
             prompts the way a live model-driven session might.
         emit: Sends an event to the run's observers.
         metadata: Host data for gates (e.g. session id, workspace root).
+        round: 1-based round of the run the call belongs to (0 for direct invocation).
+        index: 0-based position of the call within its response's batch.
     """
 
     call: ToolCallPart
@@ -48,6 +50,8 @@ class ToolCallRequest:
     direct: bool = False
     emit: Callable[[Event], None] = field(default=lambda _e: None)
     metadata: Mapping[str, Any] = field(default_factory=lambda: {})
+    round: int = 0
+    index: int = 0
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
