@@ -227,3 +227,18 @@ async def test_transport_error_raises_when_every_address_fails() -> None:
     guarded, _ = _guarded(handler, {"example.com": [[PUBLIC]]})
     with pytest.raises(httpx.ConnectError):
         await guarded.fetch("https://example.com/")
+
+
+@pytest.mark.anyio
+async def test_invalid_url_is_a_refusal_and_invalid_location_a_transport_error() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(302, headers={"location": "http://[::1"})
+
+    guarded, seen = _guarded(handler, {"example.com": [[PUBLIC]]})
+    first = await guarded.fetch("http://[fd00::1")
+    assert isinstance(first, FetchRefused)
+    assert first.decision.reason is EgressReason.INVALID_URL
+    assert seen == []
+    with pytest.raises(httpx.RemoteProtocolError):
+        await guarded.fetch("http://example.com/")
+    assert len(seen) == 1

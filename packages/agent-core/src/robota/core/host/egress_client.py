@@ -167,11 +167,16 @@ class EgressGuardedClient:
         Raises:
             EgressBodyTooLargeError: The body exceeded ``max_bytes``.
             EgressTimeoutError: The fetch exceeded ``time_limit``.
-            httpx.HTTPError: Transport failures, as httpx raises them.
+            httpx.HTTPError: Transport failures, as httpx raises them (an unparsable redirect
+                ``Location`` is httpx's ``RemoteProtocolError``).
         """
         limit = self._max_bytes if max_bytes is None else max_bytes
         bound = self._timeout if time_limit is None else time_limit
-        hop = _Hop(url=httpx.URL(url), method=method, headers=dict(headers or {}), content=content)
+        try:
+            parsed = httpx.URL(url)
+        except httpx.InvalidURL:
+            return FetchRefused(decision=await self._policy.check(url))
+        hop = _Hop(url=parsed, method=method, headers=dict(headers or {}), content=content)
         try:
             with anyio.fail_after(bound):
                 return await self._follow(hop, limit, url)
