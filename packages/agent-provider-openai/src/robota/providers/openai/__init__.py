@@ -1,3 +1,35 @@
-"""OpenAI Responses / Chat Completions and OpenAI-compatible servers for Robota."""
+"""OpenAI Responses / Chat Completions and OpenAI-compatible servers for Robota.
 
-__all__: list[str] = []
+Two providers wrap the official ``openai`` SDK: :class:`OpenAIResponsesProvider` (Responses API)
+and :class:`OpenAIChatProvider` (Chat Completions, also for OpenAI-compatible servers through a
+:class:`CompatProfile`).
+"""
+
+from robota.providers.openai._compat import COMPAT_PROFILES, CompatProfile, compat_profile
+from robota.providers.openai._errors import classify_error, parse_retry_after
+from robota.providers.openai._models import (
+    EFFORT_SOURCE,
+    OPENAI_MODELS,
+    EffortProfile,
+    effort_profile,
+    openai_model_info,
+    resolve_effort,
+)
+from robota.providers.openai._usage import estimate_cost
+from robota.providers.openai.chat import OpenAIChatProvider
+
+__all__ = [
+    "COMPAT_PROFILES",
+    "EFFORT_SOURCE",
+    "OPENAI_MODELS",
+    "CompatProfile",
+    "EffortProfile",
+    "OpenAIChatProvider",
+    "classify_error",
+    "compat_profile",
+    "effort_profile",
+    "estimate_cost",
+    "openai_model_info",
+    "parse_retry_after",
+    "resolve_effort",
+]

@@ -1,0 +1,191 @@
+"""``OpenAIChatProvider``: OpenAI Chat Completions and OpenAI-compatible servers."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import httpx
+from robota.core.capabilities import ModelInfo
+from robota.core.errors import ConfigurationError, MalformedResponseError
+from robota.core.provider import (
+    ModelRequest,
+    ModelResponse,
+    Provider,
+    ResponseCompleted,
+    StreamEvent,
+)
+from robota.providers.openai._chat_request import ChatCall, build_chat_call
+from robota.providers.openai._chat_response import ChatStreamAssembler, decode_chat_completion
+from robota.providers.openai._client import OPENAI_BASE_URL, PayloadRecorder, make_client
+from robota.providers.openai._compat import CompatProfile, compat_profile
+from robota.providers.openai._errors import classify_error
+from robota.providers.openai._models import OPENAI_MODELS, openai_model_info
+
+import openai
+
+__all__ = ["OpenAIChatProvider"]
+
+_API = "chat.completions"
+
+
+class OpenAIChatProvider(Provider):
+    """Chat Completions (``POST {base_url}/chat/completions``) through the official ``openai`` SDK.
+
+    Works with OpenAI and with OpenAI-compatible servers (Ollama, llama.cpp, vLLM, OpenRouter,
+    Groq, DeepSeek, Together, xAI, Cerebras) through a named :class:`CompatProfile`. Model
+    metadata (context window, capabilities) is published only for OpenAI's own models on the
+    ``openai`` profile; other servers' models are unknown (``model_info`` → None).
+
+    Args:
+        api_key: Bearer key; None sends none (local servers).
+        base_url: API base URL, e.g. ``http://127.0.0.1:8080/v1`` for llama.cpp.
+        http_client: An injected ``httpx.AsyncClient`` (never closed by the provider).
+        profile: A profile name from :data:`COMPAT_PROFILES` or a :class:`CompatProfile`.
+        name: Provider name used in records and as the ``extra_body`` tag.
+        organization: OpenAI organization id header, if any.
+        project: OpenAI project id header, if any.
+        default_model: Model used when the host names none.
+        client: A ready ``openai.AsyncOpenAI`` (overrides the connection arguments).
+
+    Raises:
+        ConfigurationError: for an unknown profile name.
+
+    Example:
+        >>> provider = OpenAIChatProvider(api_key=None, base_url="http://127.0.0.1:11434/v1",
+        ...                               profile="ollama", name="ollama")
+        >>> provider.profile.max_tokens_field, provider.model_info("llama3.2")
+        ('max_tokens', None)
+    """
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        *,
+        base_url: str = OPENAI_BASE_URL,
+        http_client: httpx.AsyncClient | None = None,
+        profile: str | CompatProfile = "openai",
+        name: str = "openai",
+        organization: str | None = None,
+        project: str | None = None,
+        default_model: str | None = None,
+        client: openai.AsyncOpenAI | None = None,
+    ) -> None:
+        self.profile = compat_profile(profile)
+        self.name = name
+        self.default_model = default_model
+        self._owns_client = client is None
+        self._client = client or make_client(
+            api_key=api_key,
+            base_url=base_url,
+            http_client=http_client,
+            organization=organization,
+            project=project,
+        )
+        self._injected_http = http_client is not None
+
+    @classmethod
+    def from_env(cls, **kwargs: Any) -> OpenAIChatProvider:
+        """Build from ``OPENAI_API_KEY`` (and ``OPENAI_BASE_URL`` when set), only when the host
+        asks for it.
+
+        Raises:
+            ConfigurationError: when ``OPENAI_API_KEY`` is not set.
+        """
+        key = os.environ.get("OPENAI_API_KEY")
+        if not key:
+            raise ConfigurationError("OPENAI_API_KEY is not set")
+        base_url = os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
+        return cls(key, base_url=base_url, **kwargs)
+
+    def model_info(self, model: str) -> ModelInfo | None:
+        """OpenAI's table entry for ``model`` on the ``openai`` profile; None otherwise."""
+        if self.profile.name != "openai":
+            return None
+        return openai_model_info(model)
+
+    def models(self) -> tuple[ModelInfo, ...]:
+        """Every OpenAI model in the table (empty for other servers)."""
+        return tuple(OPENAI_MODELS.values()) if self.profile.name == "openai" else ()
+
+    def _call(self, request: ModelRequest, *, stream: bool) -> ChatCall:
+        return build_chat_call(
+            request,
+            provider=self.name,
+            profile=self.profile,
+            info=self.model_info(request.model),
+            stream=stream,
+        )
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Stream one call (``stream: true``); see :meth:`Provider.stream`.
+
+        Raises:
+            ProviderError: classified vendor failures (see ``classify_error``).
+            UnsupportedSettingError, UnsupportedCapabilityError: before any I/O.
+        """
+        call = self._call(request, stream=True)
+        record = PayloadRecorder(request.on_payload, provider=self.name, api=_API)
+        record("request", call.body)
+        assembler = ChatStreamAssembler(provider=self.name)
+        request_id: str | None = None
+        try:
+            chunks = await self._client.chat.completions.create(
+                **call.body, extra_headers=call.extra_headers or None, timeout=call.timeout
+            )
+        except openai.APIError as error:
+            raise classify_error(error, provider=self.name) from error
+        try:
+            request_id = chunks.response.headers.get("x-request-id")
+            async for chunk in chunks:
+                data = chunk.to_dict(mode="json")
+                record("stream", data)
+                for event in assembler.feed(data):
+                    yield event
+        except openai.APIError as error:
+            raise classify_error(error, provider=self.name) from error
+        finally:
+            await chunks.close()
+        yield ResponseCompleted(
+            response=assembler.finish(request_id=request_id, effort=call.effort)
+        )
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        """One buffered call (``stream: false``).
+
+        Raises:
+            ProviderError: classified vendor failures; MalformedResponseError for a body that is
+                not a chat completion.
+        """
+        call = self._call(request, stream=False)
+        record = PayloadRecorder(request.on_payload, provider=self.name, api=_API)
+        record("request", call.body)
+        try:
+            raw = await self._client.chat.completions.with_raw_response.create(
+                **call.body, extra_headers=call.extra_headers or None, timeout=call.timeout
+            )
+        except openai.APIError as error:
+            raise classify_error(error, provider=self.name) from error
+        request_id = raw.headers.get("x-request-id")
+        try:
+            data: object = json.loads(raw.text)
+        except ValueError as error:
+            raise MalformedResponseError(
+                "chat completion body is not JSON", provider=self.name, request_id=request_id
+            ) from error
+        if not isinstance(data, Mapping):
+            raise MalformedResponseError(
+                "chat completion body is not an object", provider=self.name, request_id=request_id
+            )
+        document: Mapping[str, Any] = data
+        record("response", dict(document))
+        return decode_chat_completion(
+            document, provider=self.name, request_id=request_id, effort=call.effort
+        )
+
+    async def aclose(self) -> None:
+        """Close the SDK client unless its HTTP client (or the client) was injected."""
+        if self._owns_client and not self._injected_http:
+            await self._client.close()
