@@ -1,6 +1,7 @@
 """Session persistence for Robota: records, the store port, SQLite, JSONL event logs."""
 
 from robota.session.eventlog import EventLog, EventLogCorruptError, LogEntry
+from robota.session.journal import SQLiteJournal
 from robota.session.record import SessionRecord, SessionSummary, new_session_id
 from robota.session.sqlite import SQLiteSessionStore
 from robota.session.store import (
@@ -15,6 +16,7 @@ __all__ = [
     "EventLog",
     "EventLogCorruptError",
     "LogEntry",
+    "SQLiteJournal",
     "SQLiteSessionStore",
     "SessionBusyError",
     "SessionConflictError",

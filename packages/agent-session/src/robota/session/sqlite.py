@@ -52,7 +52,7 @@ CREATE TABLE IF NOT EXISTS leases (
 """
 
 
-def _create_owner_only(path: Path) -> None:
+def create_owner_only(path: Path) -> None:
     """Create ``path`` (and a missing parent folder) with owner-only modes from the start."""
     parent = path.parent
     if not parent.exists():
@@ -93,7 +93,7 @@ class SQLiteSessionStore(SessionStore):
     def _connect(self) -> sqlite3.Connection:
         if self._conn is None:
             if self._path != ":memory:":
-                _create_owner_only(Path(self._path))
+                create_owner_only(Path(self._path))
             conn = sqlite3.connect(str(self._path), check_same_thread=False, isolation_level=None)
             conn.execute("PRAGMA busy_timeout = 5000")
             conn.executescript(_SCHEMA)

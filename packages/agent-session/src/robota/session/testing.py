@@ -17,6 +17,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 import anyio
+from robota.core.errors import JournalError
+from robota.core.journal import Journal
 from robota.core.messages import AssistantMessage, TextPart, UserMessage
 from robota.core.usage import Usage
 from robota.session.record import SessionRecord
@@ -27,7 +29,7 @@ from robota.session.store import (
     SessionStore,
 )
 
-__all__ = ["SessionStoreConformance"]
+__all__ = ["JournalConformance", "SessionStoreConformance"]
 
 
 def _record() -> SessionRecord:
@@ -158,3 +160,55 @@ class SessionStoreConformance:
             await store.acquire_lease(created.id, "run-2")
 
         self._run(body)
+
+
+class JournalConformance:
+    """The behaviour every :class:`~robota.core.journal.Journal` backend must have."""
+
+    async def make_journal(self) -> Journal:
+        """Return a fresh, empty journal."""
+        raise NotImplementedError
+
+    def _run_journal(self, body: Callable[[Journal], Awaitable[None]]) -> None:
+        async def main() -> None:
+            journal = await self.make_journal()
+            try:
+                await body(journal)
+            finally:
+                await journal.aclose()
+
+        anyio.run(main)
+
+    def test_records_round_trip(self) -> None:
+        async def body(journal: Journal) -> None:
+            await journal.start_run("r1", {"prompt": "hi", "history": []})
+            await journal.record_response("r1", 0, {"text": "a"})
+            await journal.record_tool_start("r1", "1:0", "append", {"line": "x"})
+            await journal.record_tool_start("r1", "1:1", "append", {"line": "y"})
+            await journal.record_tool_result("r1", "1:0", {"ok": True})
+            run = await journal.load_run("r1")
+            assert run is not None
+            assert run.checkpoint == {"prompt": "hi", "history": []}
+            assert run.responses == {0: {"text": "a"}}
+            assert run.tools["1:0"].result == {"ok": True}
+            assert run.tools["1:1"].result is None
+            assert run.tools["1:1"].arguments == {"line": "y"}
+            assert run.outcome is None
+            await journal.finish_run("r1", "completed")
+            finished = await journal.load_run("r1")
+            assert finished is not None
+            assert finished.outcome == "completed"
+            assert await journal.load_run("other") is None
+
+        self._run_journal(body)
+
+    def test_a_run_id_is_started_once(self) -> None:
+        async def body(journal: Journal) -> None:
+            await journal.start_run("r1", {})
+            try:
+                await journal.start_run("r1", {})
+            except JournalError:
+                return
+            raise AssertionError("expected JournalError")
+
+        self._run_journal(body)

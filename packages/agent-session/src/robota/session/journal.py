@@ -1,0 +1,170 @@
+"""SQLite execution journal (issue: agent-session; seed 000, "Execution Journal and
+Continuation").
+
+Implements :class:`robota.core.journal.Journal` on one SQLite file. Every write is its own
+committed transaction with ``synchronous=FULL``, so a record a method returned from survives a
+SIGKILL of the process. The file is created owner-only, where the host says.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Literal, TypeVar
+
+import anyio
+import anyio.to_thread
+from robota.core.errors import JournalError
+from robota.core.journal import Journal, JournalRun, ToolRecord
+from robota.core.messages import JsonValue
+from robota.session.sqlite import create_owner_only
+
+__all__ = ["SQLiteJournal"]
+
+T = TypeVar("T")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS journal_runs (
+    run_id TEXT PRIMARY KEY, checkpoint TEXT NOT NULL, outcome TEXT
+);
+CREATE TABLE IF NOT EXISTS journal_responses (
+    run_id TEXT NOT NULL, step INTEGER NOT NULL, body TEXT NOT NULL,
+    PRIMARY KEY (run_id, step)
+);
+CREATE TABLE IF NOT EXISTS journal_tools (
+    run_id TEXT NOT NULL, key TEXT NOT NULL, tool_name TEXT NOT NULL,
+    arguments TEXT NOT NULL, result TEXT,
+    PRIMARY KEY (run_id, key)
+);
+"""
+
+
+class SQLiteJournal(Journal):
+    """A durable journal on SQLite.
+
+    Args:
+        path: Database file (created owner-only if missing) or ``":memory:"``.
+
+    Raises:
+        JournalError: (from every method) when SQLite fails.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self._path = path
+        self._conn: sqlite3.Connection | None = None
+        self._lock = anyio.Lock()
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._conn is None:
+            if self._path != ":memory:":
+                create_owner_only(Path(self._path))
+            conn = sqlite3.connect(str(self._path), check_same_thread=False, isolation_level=None)
+            conn.execute("PRAGMA busy_timeout = 5000")
+            conn.execute("PRAGMA synchronous = FULL")
+            conn.executescript(_SCHEMA)
+            self._conn = conn
+        return self._conn
+
+    async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        async with self._lock:
+
+            def call() -> T:
+                try:
+                    return fn(self._connect())
+                except sqlite3.Error as exc:
+                    raise JournalError(f"sqlite journal: {exc}") from exc
+
+            return await anyio.to_thread.run_sync(call)
+
+    async def start_run(self, run_id: str, checkpoint: JsonValue) -> None:
+        def op(conn: sqlite3.Connection) -> None:
+            try:
+                conn.execute(
+                    "INSERT INTO journal_runs VALUES (?, ?, NULL)", (run_id, json.dumps(checkpoint))
+                )
+            except sqlite3.IntegrityError as exc:
+                raise JournalError(f"run {run_id} already journaled") from exc
+
+        await self._run(op)
+
+    async def load_run(self, run_id: str) -> JournalRun | None:
+        def op(conn: sqlite3.Connection) -> JournalRun | None:
+            row = conn.execute(
+                "SELECT checkpoint, outcome FROM journal_runs WHERE run_id=?", (run_id,)
+            ).fetchone()
+            if row is None:
+                return None
+            responses = {
+                int(step): json.loads(body)
+                for step, body in conn.execute(
+                    "SELECT step, body FROM journal_responses WHERE run_id=?", (run_id,)
+                )
+            }
+            tools = {
+                key: ToolRecord(
+                    key=key,
+                    tool_name=name,
+                    arguments=json.loads(args),
+                    result=None if result is None else json.loads(result),
+                )
+                for key, name, args, result in conn.execute(
+                    "SELECT key, tool_name, arguments, result FROM journal_tools WHERE run_id=?",
+                    (run_id,),
+                )
+            }
+            return JournalRun(
+                run_id=run_id,
+                checkpoint=json.loads(row[0]),
+                responses=responses,
+                tools=tools,
+                outcome=row[1],
+            )
+
+        return await self._run(op)
+
+    async def record_response(self, run_id: str, step: int, response: JsonValue) -> None:
+        def op(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "INSERT OR REPLACE INTO journal_responses VALUES (?, ?, ?)",
+                (run_id, step, json.dumps(response)),
+            )
+
+        await self._run(op)
+
+    async def record_tool_start(
+        self, run_id: str, key: str, tool_name: str, arguments: JsonValue
+    ) -> None:
+        def op(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "INSERT OR REPLACE INTO journal_tools VALUES (?, ?, ?, ?, NULL)",
+                (run_id, key, tool_name, json.dumps(arguments)),
+            )
+
+        await self._run(op)
+
+    async def record_tool_result(self, run_id: str, key: str, result: JsonValue) -> None:
+        def op(conn: sqlite3.Connection) -> None:
+            cursor = conn.execute(
+                "UPDATE journal_tools SET result=? WHERE run_id=? AND key=?",
+                (json.dumps(result), run_id, key),
+            )
+            if cursor.rowcount != 1:
+                raise JournalError(f"run {run_id}: no started tool call {key}")
+
+        await self._run(op)
+
+    async def finish_run(
+        self, run_id: str, outcome: Literal["completed", "failed", "interrupted"]
+    ) -> None:
+        def op(conn: sqlite3.Connection) -> None:
+            conn.execute("UPDATE journal_runs SET outcome=? WHERE run_id=?", (outcome, run_id))
+
+        await self._run(op)
+
+    async def aclose(self) -> None:
+        async with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
