@@ -1,0 +1,47 @@
+"""The agent execution loop (seed 000, "Execution Loop and Error Handling")."""
+
+from robota.core.agent.agent import Agent
+from robota.core.agent.events import (
+    ContextGuardTripped,
+    HistoryCommitted,
+    ModelResponded,
+    ModelTextDelta,
+    ModelThinkingDelta,
+    ModelToolCallDelta,
+    OutputValidationFailed,
+    RoundCompleted,
+    RoundStarted,
+    RunCompleted,
+    RunFailed,
+    RunStarted,
+    ToolCallCompleted,
+    ToolCallSkipped,
+    ToolCallStarted,
+    ToolProgress,
+)
+from robota.core.agent.result import RunResult
+from robota.core.agent.stream import AgentStream
+from robota.core.agent.texts import AgentTexts
+
+__all__ = [
+    "Agent",
+    "AgentStream",
+    "AgentTexts",
+    "ContextGuardTripped",
+    "HistoryCommitted",
+    "ModelResponded",
+    "ModelTextDelta",
+    "ModelThinkingDelta",
+    "ModelToolCallDelta",
+    "OutputValidationFailed",
+    "RoundCompleted",
+    "RoundStarted",
+    "RunCompleted",
+    "RunFailed",
+    "RunResult",
+    "RunStarted",
+    "ToolCallCompleted",
+    "ToolCallSkipped",
+    "ToolCallStarted",
+    "ToolProgress",
+]

@@ -1,0 +1,429 @@
+"""The :class:`Agent` (seed 000, "Run Concurrency Contract", "System Prompt", "Disposal
+Contract", "Canonical Direct Runtime Tool Invocation").
+
+An agent owns one conversation history and runs prompts against it one at a time (a FIFO slot:
+``anyio.Lock`` is fair); separate agents run concurrently. The loop itself lives in
+:mod:`robota.core.agent.run`; this class holds configuration, history and the slot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import json
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import anyio
+import anyio.lowlevel
+from robota.core.agent.batch import ToolRunner
+from robota.core.agent.context import ContextTracker
+from robota.core.agent.events import HistoryCommitted
+from robota.core.agent.history import History
+from robota.core.agent.output import OutputSpec
+from robota.core.agent.result import RunResult
+from robota.core.agent.run import RunSpec, execute_run
+from robota.core.agent.stream import AgentStream
+from robota.core.agent.texts import AgentTexts
+from robota.core.cancellation import CancelToken
+from robota.core.errors import AgentClosedError, ConfigurationError, RunCancelledError
+from robota.core.events import Event, EventSink, OwnerPath, emit_all
+from robota.core.gate import ToolGate
+from robota.core.messages import JsonValue, Message, ToolCallPart, ToolResultPart, UserMessage
+from robota.core.provider import Provider
+from robota.core.settings import ModelSettings, merge_settings
+from robota.core.tools.base import Tool
+
+__all__ = ["Agent"]
+
+Prompt = str | UserMessage
+
+
+class Agent:
+    """A model, tools and a conversation history, run one prompt at a time.
+
+    Args:
+        provider: The provider to call.
+        model: Model id (defaults to ``provider.default_model``).
+        system_prompt: The head system message (None: none). Replace it live through
+            :attr:`system_prompt`.
+        tools: Registered tools (names must be unique).
+        settings: Agent-level settings (merged under each run's settings).
+        output_type: Default structured output type (pydantic model class or JSON Schema dict).
+        max_rounds: Round budget per run (0: no cap). Default 25.
+        gates: Tool gates, consulted in order.
+        sinks: Event sinks.
+        deps: Dependencies handed to tool bodies (a run may override).
+        name: The agent's id in event owner paths.
+        history: Earlier messages to continue from (system messages in it are replaced by
+            ``system_prompt``).
+        max_parallel_tools: Bound on concurrently running tool bodies in a batch. Default 8.
+        output_retries: Validation retries of a structured answer after the first attempt.
+        max_identical_tool_calls: Byte-identical invocations of one tool allowed per run before
+            :class:`~robota.core.errors.RepeatedToolInputError` (0: no limit). Default 5.
+        unknown_tool_rounds: Consecutive rounds with unknown tool calls that trip the loop guard
+            (0: off). Default 3.
+        context_threshold: Fraction of the context window above which a request is refused.
+        tool_result_threshold: Fraction above which later tool results of a batch are replaced.
+        texts: Model-facing texts (neutral defaults).
+
+    Raises:
+        ConfigurationError: no model given and the provider has no default; duplicate tool
+            names.
+
+    Example:
+        >>> from robota.core.testing.scripted import ScriptedProvider
+        >>> agent = Agent(ScriptedProvider(["Hello!"]), system_prompt="Be brief.")
+        >>> agent.run_sync("Hi").text
+        'Hello!'
+    """
+
+    def __init__(
+        self,
+        provider: Provider,
+        *,
+        model: str | None = None,
+        system_prompt: str | None = None,
+        tools: Sequence[Tool] = (),
+        settings: ModelSettings | None = None,
+        output_type: Any = None,
+        max_rounds: int = 25,
+        gates: Sequence[ToolGate] = (),
+        sinks: Sequence[EventSink] = (),
+        deps: Any = None,
+        name: str = "agent",
+        history: Sequence[Message] = (),
+        max_parallel_tools: int = 8,
+        output_retries: int = 2,
+        max_identical_tool_calls: int = 5,
+        unknown_tool_rounds: int = 3,
+        context_threshold: float = 0.95,
+        tool_result_threshold: float = 0.9,
+        texts: AgentTexts | None = None,
+    ) -> None:
+        resolved = model or provider.default_model
+        if not resolved:
+            raise ConfigurationError("no model given and the provider has no default model")
+        self.provider = provider
+        self.model: str = resolved
+        self.settings = settings or ModelSettings()
+        self.output_type = output_type
+        self.max_rounds = max_rounds
+        self.gates = tuple(gates)
+        self.sinks = tuple(sinks)
+        self.deps = deps
+        self.name = name
+        self.max_parallel_tools = max_parallel_tools
+        self.output_retries = output_retries
+        self.max_identical_tool_calls = max_identical_tool_calls
+        self.unknown_tool_rounds = unknown_tool_rounds
+        self.context_threshold = context_threshold
+        self.tool_result_threshold = tool_result_threshold
+        self.texts = texts or AgentTexts()
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            if tool.name in self._tools:
+                raise ConfigurationError(f"two tools are named {tool.name!r}")
+            self._tools[tool.name] = tool
+        self._owner = OwnerPath().child("agent", name)
+        self._history = History(system_prompt, history, on_commit=self._on_commit)
+        self._tracker = ContextTracker()
+        self._lock: anyio.Lock | None = None
+        self._lock_loop: object = None
+        self._closed = False
+        self._close_errors: list[BaseException] = []
+        self._closing: anyio.Event | None = None
+        self._stream_sink: list[Any] = []
+
+    # --- state ----------------------------------------------------------------------------
+
+    @property
+    def system_prompt(self) -> str | None:
+        """The system prompt; setting it replaces the history's head message, so the next
+        request carries it."""
+        return self._history.system_prompt
+
+    @system_prompt.setter
+    def system_prompt(self, value: str | None) -> None:
+        self._history.system_prompt = value
+
+    @property
+    def history(self) -> tuple[Message, ...]:
+        """The conversation (system head first), a read-only snapshot."""
+        return self._history.messages
+
+    @property
+    def tools(self) -> Mapping[str, Tool]:
+        """Registered tools by name (deferred ones included)."""
+        return dict(self._tools)
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`aclose` started."""
+        return self._closed
+
+    def _offered_tools(self) -> Sequence[Tool]:
+        """The tools offered to the model this round: registered, not deferred, and offered by
+        every gate. Read fresh every round, so a later tool-search feature can change it."""
+        return [
+            tool
+            for tool in self._tools.values()
+            if tool.residency != "deferred" and all(g.offers(tool) for g in self.gates)
+        ]
+
+    def _on_commit(self, message: Message, index: int) -> None:
+        owner = self._owner
+        self._emit(HistoryCommitted(owner=owner, message=message, index=index))
+
+    def _emit(self, event: Event) -> None:
+        emit_all(self.sinks, event)
+        for send in tuple(self._stream_sink):
+            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+                send(event)
+
+    def _slot(self) -> anyio.Lock:
+        loop = anyio.lowlevel.current_token().native_token
+        if self._lock is None or self._lock_loop is not loop:
+            self._lock = anyio.Lock()
+            self._lock_loop = loop
+        return self._lock
+
+    # --- runs -----------------------------------------------------------------------------
+
+    async def run(
+        self,
+        prompt: Prompt,
+        *,
+        output_type: Any = None,
+        settings: ModelSettings | None = None,
+        max_rounds: int | None = None,
+        deps: Any = None,
+        cancel: CancelToken | None = None,
+    ) -> RunResult:
+        """Run ``prompt`` to its end and return the :class:`RunResult`.
+
+        Waits for earlier runs on this agent (FIFO). Cancelling ``cancel`` while the run is in
+        flight resolves it as ``interrupted``.
+
+        Args:
+            prompt: Text or a :class:`~robota.core.messages.UserMessage`.
+            output_type: Structured output type for this run (overrides the agent's).
+            settings: Run settings, merged over the agent's.
+            max_rounds: Round budget for this run (0: no cap; None: the agent's).
+            deps: Dependencies for tool bodies (None: the agent's).
+            cancel: The run's cancellation signal.
+
+        Raises:
+            AgentClosedError: the agent was closed.
+            RunCancelledError: ``cancel`` was already cancelled when the run's turn came (no
+                provider call, no history change).
+            RobotaError: see :func:`robota.core.agent.run.execute_run`.
+        """
+        return await self._run(
+            prompt, output_type, settings, max_rounds, deps, cancel or CancelToken(), None
+        )
+
+    def stream(
+        self,
+        prompt: Prompt,
+        *,
+        output_type: Any = None,
+        settings: ModelSettings | None = None,
+        max_rounds: int | None = None,
+        deps: Any = None,
+        cancel: CancelToken | None = None,
+    ) -> AgentStream:
+        """Like :meth:`run`, streaming events: ``async with agent.stream(p) as s: async for e
+        in s: ...`` then ``s.result``. The run takes its FIFO slot when iteration starts.
+
+        Raises:
+            AgentClosedError: the agent was closed (raised when iteration starts).
+        """
+        own = CancelToken()
+        if cancel is not None:
+            cancel.on_cancel(lambda: own.cancel(cancel.reason))
+
+        async def start(send: Any, token: CancelToken) -> RunResult:
+            return await self._run(prompt, output_type, settings, max_rounds, deps, token, send)
+
+        return AgentStream(start, own)
+
+    def run_sync(
+        self,
+        prompt: Prompt,
+        *,
+        output_type: Any = None,
+        settings: ModelSettings | None = None,
+        max_rounds: int | None = None,
+        deps: Any = None,
+    ) -> RunResult:
+        """Run :meth:`run` in a new event loop (``anyio.run``).
+
+        Raises:
+            RuntimeError: when called from a running event loop (use ``await agent.run``).
+        """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            raise RuntimeError(
+                "Agent.run_sync cannot be called from a running event loop; "
+                "use `await agent.run(...)` instead"
+            )
+        call = functools.partial(
+            self.run,
+            prompt,
+            output_type=output_type,
+            settings=settings,
+            max_rounds=max_rounds,
+            deps=deps,
+        )
+        return anyio.run(call)
+
+    async def _run(
+        self,
+        prompt: Prompt,
+        output_type: Any,
+        settings: ModelSettings | None,
+        max_rounds: int | None,
+        deps: Any,
+        cancel: CancelToken,
+        send: Any,
+    ) -> RunResult:
+        if self._closed:
+            raise AgentClosedError(f"agent {self.name!r} is closed; it accepts no new runs")
+        kind = output_type if output_type is not None else self.output_type
+        spec = RunSpec(
+            provider=self.provider,
+            model=self.model,
+            history=self._history,
+            tracker=self._tracker,
+            offered_tools=self._offered_tools,
+            gates=self.gates,
+            texts=self.texts,
+            emit=self._emit,
+            owner=self._owner,
+            settings=merge_settings(self.settings, settings),
+            output=OutputSpec.of(kind) if kind is not None else None,
+            output_retries=self.output_retries,
+            max_rounds=self.max_rounds if max_rounds is None else max_rounds,
+            deps=self.deps if deps is None else deps,
+            max_parallel_tools=self.max_parallel_tools,
+            identical_limit=self.max_identical_tool_calls or None,
+            unknown_tool_rounds=self.unknown_tool_rounds,
+            context_threshold=self.context_threshold,
+            tool_result_threshold=self.tool_result_threshold,
+        )
+        message = prompt if isinstance(prompt, UserMessage) else UserMessage.of(prompt)
+        async with self._slot():
+            if cancel.cancelled:
+                reason = cancel.reason
+                if isinstance(reason, RunCancelledError):
+                    raise reason
+                raise RunCancelledError("the run was cancelled before it started", reason=reason)
+            if send is not None:
+                self._stream_sink.append(send)
+            try:
+                return await execute_run(spec, message, cancel)
+            finally:
+                if send is not None:
+                    self._stream_sink.remove(send)
+
+    # --- direct tool invocation -----------------------------------------------------------
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, JsonValue] | None,
+        *,
+        deps: Any = None,
+        cancel: CancelToken | None = None,
+    ) -> ToolResultPart:
+        """Run a registered tool (deferred ones included) without a model turn, through the
+        same validation, gates and events as a model's call (``ToolCallRequest.direct=True``).
+
+        Does not take the run slot and does not touch history.
+
+        Returns:
+            The tool result (``is_error`` for invalid arguments, a deny, a failure, or
+            cancellation).
+
+        Raises:
+            AgentClosedError: the agent was closed.
+            ConfigurationError: no tool named ``name`` is registered.
+        """
+        if self._closed:
+            raise AgentClosedError(f"agent {self.name!r} is closed")
+        tool = self._tools.get(name)
+        if tool is None:
+            raise ConfigurationError(
+                f"no tool named {name!r} is registered; registered: {sorted(self._tools)}"
+            )
+        token = cancel or CancelToken()
+        run_id = f"direct_{uuid.uuid4().hex[:16]}"
+        args = dict(arguments) if arguments is not None else None
+        call = ToolCallPart(
+            id=run_id,
+            name=name,
+            arguments=args,
+            raw_arguments=json.dumps(args) if args is not None else "",
+        )
+        runner = ToolRunner(
+            texts=self.texts,
+            gates=self.gates,
+            deps=self.deps if deps is None else deps,
+            run_id=run_id,
+            emit=self._emit,
+            is_cancelled=lambda: token.cancelled,
+        )
+        result: ToolResultPart | None = None
+        with anyio.CancelScope() as scope:
+            remove = token.on_cancel(scope.cancel)
+            try:
+                result = await runner.execute(
+                    call, tool, owner=self._owner.child("run", run_id), round=0, direct=True
+                )
+            finally:
+                remove()
+        if result is None:
+            from robota.core.agent.batch import error_result
+
+            return error_result(call, self.texts.interrupted_tool_result)
+        return result
+
+    # --- disposal -------------------------------------------------------------------------
+
+    async def aclose(self) -> list[BaseException]:
+        """Close the agent: refuse new runs, wait for running and queued runs, close gates.
+
+        Idempotent and never raises for a cleanup failure: returns the exceptions the gates
+        raised while closing (empty on success; the same list on later calls). The provider is
+        not closed (the agent does not own it).
+        """
+        if self._closing is not None:
+            await self._closing.wait()
+            return list(self._close_errors)
+        self._closed = True
+        self._closing = anyio.Event()
+        errors: list[BaseException] = []
+        try:
+            async with self._slot():
+                pass
+            for gate in self.gates:
+                try:
+                    await gate.aclose()
+                except Exception as exc:
+                    errors.append(exc)
+        finally:
+            self._close_errors = errors
+            self._closing.set()
+        return list(errors)
+
+    async def __aenter__(self) -> Agent:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

@@ -1,0 +1,294 @@
+"""Tool execution: one call through validation, gates and the body, and one batch of calls
+(seed 000, "Unavailable Tool-Call Handling", "Run Concurrency Contract", "Canonical Direct
+Runtime Tool Invocation"; the gate seam in ``robota.core.gate``).
+
+Every call of a response runs: consecutive calls run concurrently (bounded by a
+``CapacityLimiter``), a ``sequential`` tool runs alone, and results stay in call order. An
+unknown tool name is a labelled skip, never executed. A failing body, a timeout, a deny and
+invalid arguments all become error results the model can see; only cancellation propagates.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from robota.core.agent.events import (
+    ToolCallCompleted,
+    ToolCallSkipped,
+    ToolCallStarted,
+    ToolProgress,
+)
+from robota.core.agent.texts import AgentTexts
+from robota.core.agent.validation import validate_against
+from robota.core.events import Event, OwnerPath
+from robota.core.gate import Deny, Substitute, ToolCallRequest, ToolGate
+from robota.core.messages import TextPart, ToolCallPart, ToolResultPart
+from robota.core.tools.base import Tool, ToolContext, ToolReturn
+
+__all__ = ["ToolRunner", "canonical_input", "error_result"]
+
+
+def error_result(call: ToolCallPart, text: str) -> ToolResultPart:
+    """An ``is_error`` result answering ``call`` with ``text``."""
+    return ToolResultPart(
+        call_id=call.id, name=call.name, content=(TextPart(text=text),), is_error=True
+    )
+
+
+def canonical_input(call: ToolCallPart) -> str:
+    """The identity of a call's input for the identical-input guard: the tool name plus the
+    canonical JSON (sorted keys, no whitespace) of its arguments, or the raw string when the
+    arguments did not parse."""
+    if call.arguments is not None:
+        args = json.dumps(call.arguments, sort_keys=True, separators=(",", ":"), default=str)
+    else:
+        args = call.raw_arguments
+    return f"{call.name}\x00{args}"
+
+
+@dataclass(kw_only=True, slots=True)
+class ToolRunner:
+    """Runs tool calls for one run (or one direct invocation).
+
+    Attributes:
+        texts: Model-facing texts.
+        gates: Gates consulted in order before and after every body.
+        deps: Dependencies handed to tool bodies.
+        run_id: The run's id.
+        emit: Delivers events to the run's observers.
+        is_cancelled: True once the run's cancellation was requested.
+        max_parallel: Bound on concurrently running bodies (>= 1).
+        identical_limit: Byte-identical invocations of one tool allowed per run (None: no limit).
+        retry_counts: Invalid-argument attempts per tool name in this run.
+        identical_counts: Invocations per canonical input in this run.
+    """
+
+    texts: AgentTexts
+    gates: Sequence[ToolGate]
+    deps: Any
+    run_id: str
+    emit: Callable[[Event], None]
+    is_cancelled: Callable[[], bool]
+    max_parallel: int = 8
+    identical_limit: int | None = None
+    retry_counts: dict[str, int] = field(default_factory=dict[str, int])
+    identical_counts: dict[str, int] = field(default_factory=dict[str, int])
+
+    def over_identical_limit(self, calls: Sequence[ToolCallPart]) -> tuple[str, int] | None:
+        """Count the batch's inputs; return ``(tool name, count)`` of the first input seen more
+        than ``identical_limit`` times in this run, else None."""
+        tripped: tuple[str, int] | None = None
+        for call in calls:
+            key = canonical_input(call)
+            count = self.identical_counts.get(key, 0) + 1
+            self.identical_counts[key] = count
+            if self.identical_limit and count > self.identical_limit and tripped is None:
+                tripped = (call.name, count)
+        return tripped
+
+    def skip_unknown(
+        self, call: ToolCallPart, available: Sequence[str], owner: OwnerPath
+    ) -> ToolResultPart:
+        """The labelled skip for a call naming no available tool (never executed)."""
+        names = ", ".join(available) if available else "(none)"
+        text = self.texts.unknown_tool.format(name=call.name, available=names)
+        self.emit(
+            ToolCallSkipped(
+                owner=owner,
+                call=call,
+                reason="unknown_tool",
+                message=text,
+                available=tuple(available),
+            )
+        )
+        return error_result(call, text)
+
+    async def run_batch(
+        self,
+        calls: Sequence[ToolCallPart],
+        available: Mapping[str, Tool],
+        results: list[ToolResultPart | None],
+        *,
+        owner: OwnerPath,
+        round: int,
+    ) -> None:
+        """Run ``calls`` and store each result at its call's index in ``results``.
+
+        On cancellation the running bodies are cancelled and the exception propagates; entries
+        still None are the calls that never finished (the caller records them as interrupted).
+        """
+        limiter = anyio.CapacityLimiter(max(1, self.max_parallel))
+        names = sorted(available)
+        pending: list[int] = []
+
+        async def one(index: int) -> None:
+            async with limiter:
+                call = calls[index]
+                results[index] = await self.execute(
+                    call, available[call.name], owner=owner, round=round
+                )
+
+        async def flush() -> None:
+            if not pending:
+                return
+            async with anyio.create_task_group() as tg:
+                for index in pending:
+                    tg.start_soon(one, index)
+            pending.clear()
+
+        for index, call in enumerate(calls):
+            tool = available.get(call.name)
+            if tool is None:
+                results[index] = self.skip_unknown(call, names, owner)
+            elif tool.sequential:
+                await flush()
+                await one(index)
+            else:
+                pending.append(index)
+        await flush()
+
+    async def execute(
+        self,
+        call: ToolCallPart,
+        tool: Tool,
+        *,
+        owner: OwnerPath,
+        round: int,
+        direct: bool = False,
+    ) -> ToolResultPart:
+        """Run one call: validate, gate (before), body (with timeout), gate (after).
+
+        Returns the result the model sees; raises only cancellation.
+        """
+        call_id = f"call_{uuid.uuid4().hex[:16]}"
+        call_owner = owner.child("tool_call", call_id)
+        issues = _argument_issues(call, tool)
+        if issues:
+            return self._invalid(call, tool, issues, call_owner)
+        arguments: dict[str, Any] = dict(call.arguments or {})
+        self.emit(
+            ToolCallStarted(
+                owner=call_owner, call=call, call_id=call_id, arguments=arguments, direct=direct
+            )
+        )
+        request = ToolCallRequest(
+            call=call,
+            tool=tool,
+            arguments=arguments,
+            run_id=self.run_id,
+            call_id=call_id,
+            owner=call_owner,
+            direct=direct,
+            emit=self.emit,
+        )
+        substitute: ToolResultPart | None = None
+        for gate in self.gates:
+            try:
+                verdict = await gate.before_tool(request)
+            except Exception as exc:  # a failing gate fails closed
+                return self._done(call_id, call_owner, error_result(call, _describe(exc)), False)
+            if isinstance(verdict, Deny):
+                return self._done(call_id, call_owner, error_result(call, verdict.message), False)
+            if isinstance(verdict, Substitute):
+                if substitute is None:
+                    substitute = verdict.result
+            elif verdict.arguments is not None:
+                arguments = dict(verdict.arguments)
+                request = _with_arguments(request, arguments)
+        executed = False
+        if substitute is not None:
+            result = ToolResultPart(
+                call_id=call.id,
+                name=call.name,
+                content=substitute.content,
+                is_error=substitute.is_error,
+            )
+        else:
+            result, executed = await self._body(call, tool, arguments, call_id, call_owner, round)
+        for gate in self.gates:
+            try:
+                result = await gate.after_tool(request, result)
+            except Exception as exc:
+                result = error_result(call, _describe(exc))
+        return self._done(call_id, call_owner, result, executed)
+
+    async def _body(
+        self,
+        call: ToolCallPart,
+        tool: Tool,
+        arguments: dict[str, Any],
+        call_id: str,
+        owner: OwnerPath,
+        round: int,
+    ) -> tuple[ToolResultPart, bool]:
+        ctx: ToolContext[Any] = ToolContext(
+            run_id=self.run_id,
+            call_id=call_id,
+            tool_call_id=call.id,
+            tool_name=tool.name,
+            deps=self.deps,
+            round=round,
+            is_cancelled=self.is_cancelled,
+            emit_progress=lambda text: self.emit(
+                ToolProgress(owner=owner, call_id=call_id, text=text)
+            ),
+        )
+        try:
+            if tool.timeout is not None:
+                with anyio.fail_after(tool.timeout):
+                    output = await tool.call(arguments, ctx)
+            else:
+                output = await tool.call(arguments, ctx)
+        except TimeoutError:
+            return error_result(
+                call, f"TimeoutError: tool '{tool.name}' did not finish within {tool.timeout} s"
+            ), False
+        except Exception as exc:
+            return error_result(call, _describe(exc)), False
+        if isinstance(output, ToolReturn):
+            return ToolResultPart(
+                call_id=call.id, name=call.name, content=output.content, is_error=output.is_error
+            ), True
+        return ToolResultPart(
+            call_id=call.id, name=call.name, content=(TextPart(text=str(output)),)
+        ), True
+
+    def _invalid(
+        self, call: ToolCallPart, tool: Tool, issues: list[str], owner: OwnerPath
+    ) -> ToolResultPart:
+        count = self.retry_counts.get(tool.name, 0) + 1
+        self.retry_counts[tool.name] = count
+        text = self.texts.invalid_arguments.format(
+            name=tool.name, issues="\n".join(f"- {issue}" for issue in issues)
+        )
+        if count > tool.max_retries:
+            text += self.texts.stop_retrying
+        self.emit(ToolCallSkipped(owner=owner, call=call, reason="invalid_arguments", message=text))
+        return error_result(call, text)
+
+    def _done(
+        self, call_id: str, owner: OwnerPath, result: ToolResultPart, executed: bool
+    ) -> ToolResultPart:
+        self.emit(ToolCallCompleted(owner=owner, call_id=call_id, result=result, executed=executed))
+        return result
+
+
+def _argument_issues(call: ToolCallPart, tool: Tool) -> list[str]:
+    if call.arguments is None:
+        return [f"$: the arguments are not a JSON object: {call.raw_arguments!r}"]
+    return validate_against(tool.parameters, call.arguments)
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _with_arguments(request: ToolCallRequest, arguments: dict[str, Any]) -> ToolCallRequest:
+    from dataclasses import replace
+
+    return replace(request, arguments=arguments)

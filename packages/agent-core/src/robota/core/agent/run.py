@@ -1,0 +1,527 @@
+"""One run's rounds (seed 000, "Execution Loop and Error Handling", "Cancellation Contract",
+"Structured Output Contract", "Unavailable Tool-Call Handling").
+
+A run commits its prompt, then loops: build the request (fresh offered tools, the system head,
+annotated history), check the context guard, stream one provider call, commit the assistant
+message through the one begin/commit path, run its tool calls as one batch and commit their
+results as one message. It ends on a final text (validated when an output type was asked), on
+the forced summary after the round budget, on the final no-tools call after the unknown-tool
+loop guard, on an error, or on cancellation (then it resolves as ``interrupted``).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import anyio
+from robota.core.agent.batch import ToolRunner, error_result
+from robota.core.agent.context import ContextTracker
+from robota.core.agent.events import (
+    ContextGuardTripped,
+    ModelResponded,
+    ModelTextDelta,
+    ModelThinkingDelta,
+    ModelToolCallDelta,
+    OutputValidationFailed,
+    RoundCompleted,
+    RoundKind,
+    RoundOutcome,
+    RoundStarted,
+    RunCompleted,
+    RunFailed,
+    RunStarted,
+    ToolCallSkipped,
+)
+from robota.core.agent.history import AssistantDraft, History
+from robota.core.agent.output import OutputSpec
+from robota.core.agent.result import RunResult
+from robota.core.agent.texts import AgentTexts
+from robota.core.cancellation import CancelToken
+from robota.core.errors import (
+    ContextWindowExceededError,
+    MalformedResponseError,
+    RepeatedToolInputError,
+    StructuredOutputError,
+    ToolChoiceViolationError,
+    UnsupportedSettingError,
+)
+from robota.core.events import Event, OwnerPath
+from robota.core.gate import ToolGate
+from robota.core.messages import (
+    AssistantMessage,
+    Message,
+    ToolCallPart,
+    ToolResultMessage,
+    ToolResultPart,
+    UserMessage,
+)
+from robota.core.provider import (
+    ModelRequest,
+    Provider,
+    ResponseCompleted,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolDefinition,
+)
+from robota.core.settings import ModelSettings
+from robota.core.tools.base import Tool
+from robota.core.usage import Usage
+
+__all__ = ["RunSpec", "execute_run"]
+
+
+@dataclass(kw_only=True, slots=True)
+class RunSpec:
+    """Everything one run needs (built by ``Agent`` per run).
+
+    Attributes:
+        provider: The provider to call.
+        model: Model id.
+        history: The agent's history (the run appends to it).
+        tracker: The agent's context tracker.
+        offered_tools: Returns the tools offered this round (read fresh every round).
+        gates: Gates in order.
+        texts: Model-facing texts.
+        emit: Delivers an event to sinks and the stream consumer.
+        owner: The agent's owner path.
+        settings: Merged settings of the run.
+        output: The structured output, if asked.
+        output_retries: Validation retries after the first attempt.
+        max_rounds: Round budget (0: no cap).
+        deps: Dependencies for tool bodies.
+        max_parallel_tools: Bound on concurrently running tool bodies.
+        identical_limit: Byte-identical tool invocations allowed per run (None/0: no limit).
+        unknown_tool_rounds: Consecutive rounds with unknown tool calls that trip the loop guard.
+        context_threshold: Fraction of the context window above which a request is refused.
+        tool_result_threshold: Fraction above which later results of a batch are replaced.
+    """
+
+    provider: Provider
+    model: str
+    history: History
+    tracker: ContextTracker
+    offered_tools: Callable[[], Sequence[Tool]]
+    gates: Sequence[ToolGate]
+    texts: AgentTexts
+    emit: Callable[[Event], None]
+    owner: OwnerPath
+    settings: ModelSettings
+    output: OutputSpec | None
+    output_retries: int
+    max_rounds: int
+    deps: Any
+    max_parallel_tools: int
+    identical_limit: int | None
+    unknown_tool_rounds: int
+    context_threshold: float
+    tool_result_threshold: float
+
+
+async def execute_run(spec: RunSpec, prompt: UserMessage, cancel: CancelToken) -> RunResult:
+    """Run one prompt to its end. The caller holds the agent's FIFO slot.
+
+    Raises:
+        UnsupportedSettingError: a merged setting the model does not accept (before any
+            request).
+        ProviderError: a provider call failed (the run fails with it).
+        ContextWindowExceededError: the pre-send guard refused a request.
+        ToolChoiceViolationError: a tool call arrived under ``tool_choice="none"``.
+        RepeatedToolInputError: the identical-input guard tripped.
+        StructuredOutputError: the output did not validate within the retry budget.
+    """
+    return await _Run(spec, prompt, cancel).execute()
+
+
+class _Run:
+    def __init__(self, spec: RunSpec, prompt: UserMessage, cancel: CancelToken) -> None:
+        self.spec = spec
+        self.prompt = prompt
+        self.cancel = cancel
+        self.run_id = f"run_{uuid.uuid4().hex[:16]}"
+        self.owner = spec.owner.child("run", self.run_id)
+        self.usage = Usage()
+        self.rounds = 0
+        self.start_index = len(spec.history)
+        self.draft: AssistantDraft | None = None
+        self.batch: tuple[Sequence[ToolCallPart], list[ToolResultPart | None], OwnerPath] | None
+        self.batch = None
+        self.tools = ToolRunner(
+            texts=spec.texts,
+            gates=spec.gates,
+            deps=spec.deps,
+            run_id=self.run_id,
+            emit=spec.emit,
+            is_cancelled=lambda: cancel.cancelled,
+            max_parallel=spec.max_parallel_tools,
+            identical_limit=spec.identical_limit,
+        )
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    async def execute(self) -> RunResult:
+        spec = self.spec
+        self._check_settings()
+        spec.emit(RunStarted(owner=self.owner, run_id=self.run_id, prompt=self.prompt))
+        spec.history.append(self.prompt)
+        scope = anyio.CancelScope()
+        remove = self.cancel.on_cancel(scope.cancel)
+        outcome: tuple[str, Any] | None = None
+        try:
+            with scope:
+                outcome = await self._loop()
+        except anyio.get_cancelled_exc_class():
+            self._settle()
+            raise
+        except Exception as exc:
+            self._settle()
+            spec.emit(RunFailed(owner=self.owner, run_id=self.run_id, error=exc))
+            raise
+        finally:
+            remove()
+        if outcome is None:  # our own scope caught the cancellation
+            self._settle()
+            return self._finish(self._last_text(), None, interrupted=True)
+        return self._finish(outcome[0], outcome[1], interrupted=False)
+
+    def _finish(self, text: str, output: Any, *, interrupted: bool) -> RunResult:
+        result = RunResult(
+            run_id=self.run_id,
+            text=text,
+            output=output,
+            new_messages=self.spec.history.messages[self.start_index :],
+            usage=self.usage,
+            interrupted=interrupted,
+            rounds=self.rounds,
+        )
+        self.spec.emit(
+            RunCompleted(
+                owner=self.owner,
+                run_id=self.run_id,
+                text=text,
+                interrupted=interrupted,
+                usage=self.usage,
+            )
+        )
+        return result
+
+    def _settle(self) -> None:
+        """Commit whatever is pending (interrupted draft, unfinished batch): one commit path."""
+        if self.draft is not None:
+            self.spec.history.commit(self.draft)
+            self.draft = None
+        if self.batch is not None:
+            self._commit_batch()
+
+    def _last_text(self) -> str:
+        for message in reversed(self.spec.history.messages[self.start_index :]):
+            if isinstance(message, AssistantMessage):
+                return message.text
+        return ""
+
+    def _check_settings(self) -> None:
+        caps = self.spec.provider.capabilities(self.spec.model)
+        for name in sorted(self.spec.settings.set_fields() & caps.unsupported_settings):
+            raise UnsupportedSettingError(
+                f"model {self.spec.model!r} does not support the setting {name!r}",
+                setting=name,
+                model=self.spec.model,
+            )
+
+    # --- the loop -------------------------------------------------------------------------
+
+    async def _loop(self) -> tuple[str, Any]:
+        spec = self.spec
+        unknown_streak = 0
+        never_executed: list[str] = []
+        attempts = 0
+        while True:
+            if spec.max_rounds and self.rounds >= spec.max_rounds:
+                message = await self._round("summary", spec.texts.summary_instruction)
+                text = message.text or spec.texts.summary_fallback
+                return text, self._summary_output(text, attempts)
+            offered = {t.name: t for t in spec.offered_tools()}
+            message = await self._round("normal", None, offered=offered)
+            calls = message.tool_calls
+            if calls:
+                unknown = [c for c in calls if c.name not in offered]
+                await self._run_batch(calls, offered)
+                if unknown:
+                    unknown_streak += 1
+                    never_executed.extend(f"{c.name} (id {c.id})" for c in unknown)
+                else:
+                    unknown_streak, never_executed = 0, []
+                if spec.unknown_tool_rounds and unknown_streak >= spec.unknown_tool_rounds:
+                    instruction = spec.texts.unknown_tool_final.format(
+                        calls=", ".join(never_executed)
+                    )
+                    final = await self._round("final", instruction)
+                    return final.text, self._summary_output(final.text, attempts)
+                continue
+            if spec.output is None:
+                return message.text, None
+            attempts += 1
+            value, issues = spec.output.validate(message.text)
+            if not issues:
+                return message.text, value
+            retry = attempts <= spec.output_retries
+            spec.emit(
+                OutputValidationFailed(
+                    owner=self.owner, attempt=attempts, issues=tuple(issues), will_retry=retry
+                )
+            )
+            if not retry:
+                raise StructuredOutputError(
+                    f"the output did not validate after {attempts} attempt(s): {issues[0]}",
+                    issues=issues,
+                    attempts=attempts,
+                )
+            feedback = spec.texts.output_retry.format(
+                issues="\n".join(f"- {i}" for i in issues), schema=spec.output.schema_text
+            )
+            spec.history.append(UserMessage.of(feedback))
+
+    def _summary_output(self, text: str, attempts: int) -> Any:
+        if self.spec.output is None:
+            return None
+        value, issues = self.spec.output.validate(text)
+        if issues:
+            raise StructuredOutputError(
+                f"the final answer did not validate: {issues[0]}",
+                issues=issues,
+                attempts=attempts + 1,
+            )
+        return value
+
+    # --- one provider round ---------------------------------------------------------------
+
+    def _request(
+        self, kind: RoundKind, instruction: str | None, tools: tuple[ToolDefinition, ...]
+    ) -> ModelRequest:
+        spec = self.spec
+        settings = spec.settings
+        suffix: str | None = None
+        output = None
+        if spec.output is not None:
+            transport = spec.output.transport(spec.provider.capabilities(spec.model))
+            output = spec.output.request_output(transport)
+            if output is None or output.transport != "native":
+                suffix = spec.texts.output_instruction.format(schema=spec.output.schema_text)
+        messages: tuple[Message, ...] = spec.history.for_request(
+            spec.texts.interrupted_annotation, system_suffix=suffix
+        )
+        if kind != "normal":
+            settings = replace(settings, tool_choice="none")
+            if instruction:
+                messages = (*messages, UserMessage.of(instruction))
+        return ModelRequest(
+            model=spec.model, messages=messages, tools=tools, settings=settings, output=output
+        )
+
+    def _guard(self, request: ModelRequest) -> None:
+        spec = self.spec
+        info = spec.provider.model_info(spec.model)
+        window = info.context_window if info is not None else None
+        if not window:
+            return
+        estimate = spec.tracker.estimate(request.messages, request.tools, spec.history.body)
+        if estimate > spec.context_threshold * window:
+            spec.emit(
+                ContextGuardTripped(
+                    owner=self.owner,
+                    stage="pre_send",
+                    estimated_tokens=estimate,
+                    context_window=window,
+                    threshold=spec.context_threshold,
+                )
+            )
+            raise ContextWindowExceededError(
+                f"the request was not sent: its estimated size of {estimate} tokens exceeds "
+                f"{spec.context_threshold:.0%} of the {window}-token context window of "
+                f"{spec.model!r}; start a new conversation or compact the history",
+                estimated_tokens=estimate,
+                context_window=window,
+            )
+
+    async def _round(
+        self, kind: RoundKind, instruction: str | None, *, offered: Mapping[str, Tool] = {}
+    ) -> AssistantMessage:
+        spec = self.spec
+        tool_choice_none = spec.settings.tool_choice == "none"
+        tools: tuple[ToolDefinition, ...] = ()
+        if kind == "normal" and not tool_choice_none:
+            tools = tuple(t.definition() for t in offered.values())
+        request = self._request(kind, instruction, tools)
+        self._guard(request)
+        self.rounds += 1
+        owner = self.owner.child("round", str(self.rounds))
+        started = time.time()
+        spec.emit(RoundStarted(owner=owner, round=self.rounds, kind=kind, started_at=started))
+        draft = AssistantDraft(model=spec.model, provider=spec.provider.name)
+        self.draft = draft
+        body_length = len(spec.history.body)
+        outcome: RoundOutcome = "failure"
+        violation: tuple[str, ...] = ()
+        try:
+            stream = spec.provider.stream(request)
+            try:
+                async for event in stream:
+                    self._on_stream_event(event, draft, owner)
+            finally:
+                aclose = getattr(stream, "aclose", None)
+                if aclose is not None:
+                    await aclose()
+            final = draft.final
+            if final is None:
+                raise MalformedResponseError(
+                    "provider stream ended without a final response", provider=spec.provider.name
+                )
+            if final.tool_calls and kind != "normal":
+                draft.final = _without_tool_calls(final)  # never dispatched
+            elif final.tool_calls and tool_choice_none:
+                draft.final = _without_tool_calls(final)
+                violation = tuple(c.name for c in final.tool_calls)
+            outcome = "success"
+        except anyio.get_cancelled_exc_class():
+            outcome = "interrupted"
+            raise
+        finally:
+            self.draft = None
+            message = spec.history.commit(draft)
+            spec.emit(
+                RoundCompleted(
+                    owner=owner,
+                    round=self.rounds,
+                    kind=kind,
+                    outcome=outcome,
+                    started_at=started,
+                    ended_at=time.time(),
+                    model=message.model or spec.model,
+                )
+            )
+        usage = message.usage or Usage()
+        self.usage = self.usage + usage
+        spec.tracker.record(usage.input_tokens, body_length)
+        spec.emit(
+            ModelResponded(
+                owner=owner, message=message, usage=usage, model=message.model or spec.model
+            )
+        )
+        if violation:
+            raise ToolChoiceViolationError(
+                f"the provider returned tool calls ({', '.join(violation)}) "
+                'although the run set tool_choice="none"; no tool was run'
+            )
+        return message
+
+    def _on_stream_event(self, event: object, draft: AssistantDraft, owner: OwnerPath) -> None:
+        emit = self.spec.emit
+        if isinstance(event, TextDelta):
+            draft.text += event.text
+            emit(ModelTextDelta(owner=owner, text=event.text))
+        elif isinstance(event, ThinkingDelta):
+            draft.thinking += event.text
+            emit(ModelThinkingDelta(owner=owner, text=event.text))
+        elif isinstance(event, ToolCallDelta):
+            emit(
+                ModelToolCallDelta(
+                    owner=owner,
+                    index=event.index,
+                    id=event.id,
+                    name=event.name,
+                    arguments_delta=event.arguments_delta,
+                )
+            )
+        elif isinstance(event, ResponseCompleted):
+            response = event.response
+            message = response.message
+            usage = message.usage or response.usage
+            if usage.requests == 0:
+                usage = replace(usage, requests=1)
+            draft.final = replace(
+                message,
+                usage=usage,
+                model=message.model or response.model or self.spec.model,
+                provider=message.provider or self.spec.provider.name,
+                finish_reason=message.finish_reason or response.finish_reason,
+                raw_finish_reason=message.raw_finish_reason or response.raw_finish_reason,
+            )
+
+    # --- tool batches ---------------------------------------------------------------------
+
+    async def _run_batch(self, calls: Sequence[ToolCallPart], offered: Mapping[str, Tool]) -> None:
+        owner = self.owner.child("round", str(self.rounds))
+        results: list[ToolResultPart | None] = [None] * len(calls)
+        self.batch = (calls, results, owner)
+        tripped = self.tools.over_identical_limit(calls)
+        if tripped is not None:
+            name, count = tripped
+            text = self.spec.texts.identical_input.format(name=name, count=count)
+            for i, call in enumerate(calls):
+                results[i] = error_result(call, text)
+                self.spec.emit(
+                    ToolCallSkipped(owner=owner, call=call, reason="identical_input", message=text)
+                )
+            self._commit_batch()
+            raise RepeatedToolInputError(
+                f"tool {name!r} was called {count} times with identical input in one run",
+                tool_name=name,
+                count=count,
+            )
+        await self.tools.run_batch(calls, offered, results, owner=owner, round=self.rounds)
+        self._commit_batch()
+
+    def _commit_batch(self) -> None:
+        assert self.batch is not None
+        calls, results, owner = self.batch
+        self.batch = None
+        spec = self.spec
+        final: list[ToolResultPart] = []
+        for call, result in zip(calls, results, strict=True):
+            if result is None:
+                text = spec.texts.interrupted_tool_result
+                spec.emit(
+                    ToolCallSkipped(owner=owner, call=call, reason="interrupted", message=text)
+                )
+                result = error_result(call, text)
+            final.append(result)
+        spec.history.append(ToolResultMessage(results=tuple(self._budget(final, owner))))
+
+    def _budget(self, results: list[ToolResultPart], owner: OwnerPath) -> list[ToolResultPart]:
+        """Replace results from the first one that crosses the tool-result context budget."""
+        spec = self.spec
+        info = spec.provider.model_info(spec.model)
+        window = info.context_window if info is not None else None
+        if not window:
+            return results
+        limit = spec.tool_result_threshold * window
+        messages = spec.history.for_request(spec.texts.interrupted_annotation)
+        tools = tuple(t.definition() for t in spec.offered_tools())
+        for i in range(len(results)):
+            extra = [ToolResultMessage(results=tuple(results[: i + 1]))]
+            estimate = spec.tracker.estimate(messages, tools, spec.history.body, extra)
+            if estimate > limit:
+                spec.emit(
+                    ContextGuardTripped(
+                        owner=owner,
+                        stage="tool_result_budget",
+                        estimated_tokens=estimate,
+                        context_window=window,
+                        threshold=spec.tool_result_threshold,
+                    )
+                )
+                notice = spec.texts.tool_result_budget
+                return [*results[:i], *(_replace_content(r, notice) for r in results[i:])]
+        return results
+
+
+def _without_tool_calls(message: AssistantMessage) -> AssistantMessage:
+    return replace(message, parts=tuple(p for p in message.parts if p not in message.tool_calls))
+
+
+def _replace_content(result: ToolResultPart, text: str) -> ToolResultPart:
+    return error_result(ToolCallPart(id=result.call_id, name=result.name, arguments={}), text)

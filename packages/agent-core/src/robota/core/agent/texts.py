@@ -1,0 +1,72 @@
+"""Every string the agent loop can place in front of a model (seed 000, "System Prompt": each
+defaults to neutral mechanism text and can be overridden by a product layer).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["AgentTexts"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AgentTexts:
+    """Model-facing texts of the loop. Pass ``Agent(texts=AgentTexts(...))`` to reword them.
+
+    Placeholders in braces are filled with :meth:`str.format`.
+
+    Attributes:
+        interrupted_annotation: Appended to an interrupted assistant message's text when history
+            is sent back to a model.
+        interrupted_tool_result: Result of a tool call that was queued or running when the run
+            was cancelled.
+        summary_instruction: Request-only user instruction of the forced summary call after
+            the round budget is spent (never committed to history).
+        summary_fallback: Returned as the run's text when the forced summary produced no text.
+        unknown_tool: Result of a call to a tool that is not available. ``{name}``,
+            ``{available}``.
+        unknown_tool_final: Request-only instruction of the final no-tools call after unknown
+            tool calls repeated. ``{calls}`` names the calls never executed.
+        invalid_arguments: Result for arguments that failed validation. ``{name}``, ``{issues}``.
+        stop_retrying: Appended to ``invalid_arguments`` once the tool's retry budget is spent.
+        identical_input: Result of every call of a batch refused by the identical-input guard.
+            ``{name}``, ``{count}``.
+        tool_result_budget: Replaces tool results once the context budget is crossed.
+        output_instruction: States the schema of a structured answer. ``{schema}``.
+        output_retry: Feedback committed as a user message when the answer did not validate.
+            ``{issues}``, ``{schema}``.
+    """
+
+    interrupted_annotation: str = "[response interrupted]"
+    interrupted_tool_result: str = "interrupted by user"
+    summary_instruction: str = (
+        "The step limit for this task has been reached. Tools are no longer available. "
+        "Reply with a summary of the work done so far and what remains."
+    )
+    summary_fallback: str = "The step limit was reached before a final answer was produced."
+    unknown_tool: str = (
+        "Tool call skipped: no tool named '{name}' is available. Available tools: {available}."
+    )
+    unknown_tool_final: str = (
+        "Tools are no longer available. These tool calls were never executed because no such "
+        "tools exist: {calls}. Reply with a final answer without tools."
+    )
+    invalid_arguments: str = (
+        "Invalid arguments for tool '{name}':\n{issues}\nCorrect the arguments and call again."
+    )
+    stop_retrying: str = " The retry limit for this tool is spent: stop calling it."
+    identical_input: str = (
+        "Tool call not executed: '{name}' was already called {count} times with identical "
+        "arguments in this run."
+    )
+    tool_result_budget: str = (
+        "Tool result omitted: the conversation is close to the model's context window."
+    )
+    output_instruction: str = (
+        "Respond with only a JSON value that validates against this JSON Schema:\n{schema}"
+    )
+    output_retry: str = (
+        "The previous response did not validate against the required JSON Schema.\n"
+        "Issues:\n{issues}\nRespond again with only a JSON value that validates against:\n"
+        "{schema}"
+    )
