@@ -1,3 +1,25 @@
-"""Anthropic Messages API provider for Robota."""
+"""Anthropic Messages API provider for Robota (``robota.providers.anthropic``).
 
-__all__: list[str] = []
+Wraps the official ``anthropic`` SDK: :class:`AnthropicProvider` translates neutral requests to
+the Messages API and back (text, thinking round-trip, tool calls, hosted tools, structured
+output, prompt caching, effort), classifies errors into Robota's taxonomy and counts tokens.
+"""
+
+from robota.providers.anthropic._effort import BUDGET_TOKENS
+from robota.providers.anthropic._models import MODEL_SPECS, ModelSpec
+from robota.providers.anthropic._provider import DEFAULT_BASE_URL, AnthropicProvider
+from robota.providers.anthropic._request import HOSTED_TOOL_SPECS, CacheBreakpoint
+from robota.providers.anthropic._transport import HttpxBridgeTransport
+from robota.providers.anthropic._usage import estimate_cost
+
+__all__ = [
+    "BUDGET_TOKENS",
+    "DEFAULT_BASE_URL",
+    "HOSTED_TOOL_SPECS",
+    "MODEL_SPECS",
+    "AnthropicProvider",
+    "CacheBreakpoint",
+    "HttpxBridgeTransport",
+    "ModelSpec",
+    "estimate_cost",
+]

@@ -1,0 +1,172 @@
+"""Anthropic failures → Robota's error taxonomy (seed 000, "Error Taxonomy").
+
+Classification uses the vendor's ``error.type`` first (https://docs.anthropic.com/en/api/errors:
+``invalid_request_error`` 400, ``authentication_error`` 401, ``billing_error`` 402,
+``permission_error`` 403, ``not_found_error`` 404, ``request_too_large`` 413,
+``rate_limit_error`` 429, ``api_error`` 500, ``timeout_error`` 504, ``overloaded_error`` 529),
+then the HTTP status. The request id comes from the ``request-id`` header; the wait from
+``retry-after-ms`` (milliseconds) or ``retry-after`` (seconds or an HTTP-date, RFC 9110 §10.2.3).
+"""
+
+from __future__ import annotations
+
+import email.utils
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from robota.core.errors import (
+    AuthenticationError,
+    BadRequestError,
+    ContextWindowExceededError,
+    InternalServerError,
+    NotFoundError,
+    OverloadedError,
+    PermissionDeniedError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderTimeoutError,
+    QuotaExhaustedError,
+    RateLimitError,
+    RobotaError,
+)
+
+import anthropic
+
+__all__ = ["classify_error_body", "classify_sdk_error", "retry_after_seconds"]
+
+_BY_TYPE: Mapping[str, type[ProviderError]] = {
+    "invalid_request_error": BadRequestError,
+    "request_too_large": BadRequestError,
+    "authentication_error": AuthenticationError,
+    "billing_error": QuotaExhaustedError,
+    "permission_error": PermissionDeniedError,
+    "not_found_error": NotFoundError,
+    "rate_limit_error": RateLimitError,
+    "api_error": InternalServerError,
+    "timeout_error": ProviderTimeoutError,
+    "overloaded_error": OverloadedError,
+}
+
+_BY_STATUS: Mapping[int, type[ProviderError]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    402: QuotaExhaustedError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    408: ProviderTimeoutError,
+    413: BadRequestError,
+    422: BadRequestError,
+    429: RateLimitError,
+    500: InternalServerError,
+    502: InternalServerError,
+    503: OverloadedError,
+    504: ProviderTimeoutError,
+    529: OverloadedError,
+}
+
+_CONTEXT_CODES = frozenset({"prompt_too_long", "context_window_exceeded"})
+
+
+def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
+    """The vendor's requested wait in seconds, or None.
+
+    Reads ``retry-after-ms`` (milliseconds), then ``retry-after`` as delta-seconds or an
+    HTTP-date (RFC 9110 §10.2.3). A date in the past gives 0.
+    """
+    lowered = {k.lower(): v for k, v in headers.items()}
+    raw_ms = lowered.get("retry-after-ms")
+    if raw_ms is not None:
+        try:
+            return max(float(raw_ms) / 1000.0, 0.0)
+        except ValueError:
+            pass
+    raw = lowered.get("retry-after")
+    if raw is None:
+        return None
+    try:
+        return max(float(raw), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(raw)
+    except (TypeError, ValueError):
+        return None
+    current = time.time() if now is None else now
+    return max(when.timestamp() - current, 0.0)
+
+
+def _is_context_overflow(error: Mapping[str, Any]) -> bool:
+    details = error.get("details")
+    if isinstance(details, Mapping):
+        code = details.get("error_code")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        if isinstance(code, str) and code in _CONTEXT_CODES:
+            return True
+    # Anthropic reports an over-long prompt only as invalid_request_error with the message
+    # "prompt is too long: N tokens > M maximum" — no type or code names it — so this one
+    # case reads the message (seed 000 allows text only where the vendor offers nothing else).
+    message = error.get("message")
+    return isinstance(message, str) and message.lower().startswith("prompt is too long")
+
+
+def classify_error_body(
+    body: Any,
+    *,
+    provider: str,
+    status: int | None,
+    request_id: str | None = None,
+    retry_after: float | None = None,
+) -> RobotaError:
+    """Classify a decoded Anthropic error body (``{"type": "error", "error": {...}}``).
+
+    Used for HTTP errors and for ``error`` events inside a stream (``status`` None).
+
+    Returns:
+        A :class:`ProviderError` subclass, or :class:`ContextWindowExceededError` (with the
+        provider error attached) for an over-long prompt.
+    """
+    error: Mapping[str, Any] = {}
+    if isinstance(body, Mapping):
+        inner = body.get("error")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        if isinstance(inner, Mapping):
+            error = {str(k): v for k, v in inner.items()}  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    vendor_type = error.get("type") if isinstance(error.get("type"), str) else None
+    message = error.get("message") if isinstance(error.get("message"), str) else None
+    cls: type[ProviderError] | None = _BY_TYPE.get(vendor_type) if vendor_type else None
+    if cls is None and status is not None:
+        cls = _BY_STATUS.get(status)
+        if cls is None:
+            cls = InternalServerError if status >= 500 else BadRequestError
+    if cls is None:
+        cls = ProviderError
+    text = f"anthropic {status or 'stream'} {vendor_type or 'error'}: {message or 'no message'}"
+    provider_error = cls(
+        text,
+        provider=provider,
+        status=status,
+        vendor_type=vendor_type,
+        request_id=request_id,
+        retry_after=retry_after,
+        body=body if isinstance(body, Mapping) else None,  # pyright: ignore[reportUnknownArgumentType]
+    )
+    if cls is BadRequestError and _is_context_overflow(error):
+        return ContextWindowExceededError(text, provider_error=provider_error)
+    return provider_error
+
+
+def classify_sdk_error(exc: anthropic.AnthropicError, *, provider: str) -> RobotaError:
+    """Translate an exception raised by the ``anthropic`` SDK (never let it escape)."""
+    if isinstance(exc, anthropic.APIStatusError):
+        headers = {k: v for k, v in exc.response.headers.items()}
+        return classify_error_body(
+            exc.body,
+            provider=provider,
+            status=exc.status_code,
+            request_id=exc.request_id,
+            retry_after=retry_after_seconds(headers),
+        )
+    if isinstance(exc, anthropic.APITimeoutError):
+        return ProviderTimeoutError(f"anthropic request timed out: {exc}", provider=provider)
+    if isinstance(exc, anthropic.APIConnectionError):
+        return ProviderConnectionError(f"anthropic connection failed: {exc}", provider=provider)
+    return ProviderError(f"anthropic client error: {exc}", provider=provider)
