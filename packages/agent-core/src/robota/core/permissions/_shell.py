@@ -162,6 +162,9 @@ def _visit(node: Any, walk: _Walk, *, via: str, depth: int) -> None:
         walk.substitution = True
         _visit(node.command, walk, via="substitution", depth=depth)
         return
+    if kind == "parameter" and any(mark in str(getattr(node, "value", "")) for mark in ("$(", "`")):
+        walk.opaque = True  # bashlex does not parse code inside ${...}: it cannot be seen
+        return
     if kind in ("compound", "if", "for", "while", "until", "function"):
         walk.compound = True
         via = "compound"
