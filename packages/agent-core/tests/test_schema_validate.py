@@ -55,3 +55,12 @@ def test_importing_schema_does_not_import_jsonschema_or_pydantic() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "False False"
+
+
+def test_schema_docstring_examples_run() -> None:
+    import doctest
+
+    from robota.core.schema import projection, signature, validate
+
+    results = [doctest.testmod(module) for module in (projection, signature, validate)]
+    assert [(r.attempted > 0, r.failed) for r in results] == [(True, 0)] * 3
