@@ -19,7 +19,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from robota.core.usage import Usage
 from typing_extensions import TypeAliasType
@@ -51,10 +51,14 @@ __all__ = [
     "text_of",
 ]
 
-JsonValue = TypeAliasType(
-    "JsonValue",
-    "bool | int | float | str | list[JsonValue] | dict[str, JsonValue] | None",  # pyright: ignore[reportInvalidTypeForm]
-)
+if TYPE_CHECKING:
+    JsonValue: TypeAlias = (
+        bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"] | None
+    )
+else:
+    JsonValue = TypeAliasType(
+        "JsonValue", "bool | int | float | str | list[JsonValue] | dict[str, JsonValue] | None"
+    )
 """Any JSON value."""
 
 MediaKind = Literal["image", "audio", "document", "binary"]
