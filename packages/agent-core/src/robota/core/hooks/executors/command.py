@@ -82,6 +82,29 @@ async def _feed(process: Process, data: bytes) -> None:
             await stdin.aclose()
 
 
+async def _spawn(
+    argv: Sequence[str], *, env: dict[str, str], cwd: str | None
+) -> Process | HookError:
+    process: Process | None = None
+    try:
+        # Shielded: a cancellation landing mid-spawn would orphan a started process.
+        with anyio.CancelScope(shield=True):
+            process = await anyio.open_process(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+                cwd=cwd,
+                start_new_session=True,
+            )
+    except (OSError, ValueError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return HookError(reason=f"failed to start: {why}")
+    assert process is not None
+    return process
+
+
 def _signal_name(number: int) -> str:
     try:
         return signal.Signals(number).name
@@ -136,21 +159,10 @@ class CommandHookExecutor(HookExecutor):
         env.update(hook.env)
         if payload.cwd:
             env["ROBOTA_PROJECT_DIR"] = payload.cwd
-        try:
-            # Shielded: a cancellation landing mid-spawn would orphan a started process.
-            with anyio.CancelScope(shield=True):
-                process = await anyio.open_process(
-                    _argv(hook),
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    env=env,
-                    cwd=payload.cwd or None,
-                    start_new_session=True,
-                )
-        except (OSError, ValueError) as exc:
-            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            return HookError(reason=f"failed to start: {why}")
+        spawned = await _spawn(_argv(hook), env=env, cwd=payload.cwd or None)
+        if isinstance(spawned, HookError):
+            return spawned
+        process = spawned
         stdout = bytearray()
         stderr = bytearray()
         timed_out = False
