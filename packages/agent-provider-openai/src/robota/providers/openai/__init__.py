@@ -17,6 +17,7 @@ from robota.providers.openai._models import (
 )
 from robota.providers.openai._usage import estimate_cost
 from robota.providers.openai.chat import OpenAIChatProvider
+from robota.providers.openai.responses import OpenAIResponsesProvider
 
 __all__ = [
     "COMPAT_PROFILES",
@@ -25,6 +26,7 @@ __all__ = [
     "CompatProfile",
     "EffortProfile",
     "OpenAIChatProvider",
+    "OpenAIResponsesProvider",
     "classify_error",
     "compat_profile",
     "effort_profile",

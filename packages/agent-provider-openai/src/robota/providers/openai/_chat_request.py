@@ -181,7 +181,10 @@ def build_chat_call(
         "messages": _messages(request.messages, system_role=system_role, provider=provider),
     }
     if request.hosted_tools:
-        if request.hosted_tools != frozenset({HostedTool.WEB_SEARCH}) or "search" not in request.model:
+        if (
+            request.hosted_tools != frozenset({HostedTool.WEB_SEARCH})
+            or "search" not in request.model
+        ):
             names = ", ".join(sorted(request.hosted_tools))
             raise UnsupportedCapabilityError(
                 f"{provider}: Chat Completions offers no hosted {names} for model "

@@ -1,0 +1,87 @@
+"""Build an OpenAI provider that replays a recorded cassette (for tests; no network).
+
+Example:
+    >>> from pathlib import Path
+    >>> from robota.core.testing.cassette import Cassette, Interaction
+    >>> recorded = Interaction(method="POST", uri="https://api.openai.com/v1/responses",
+    ...                        request_body=None, status=200, headers={}, body=b"{}")
+    >>> provider = replay_provider(Cassette(path=Path("x.yaml"), interactions=[recorded]))
+    >>> type(provider).__name__
+    'OpenAIResponsesProvider'
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import httpx
+from robota.core.testing.cassette import Cassette
+from robota.providers.openai._compat import CompatProfile
+from robota.providers.openai.chat import OpenAIChatProvider
+from robota.providers.openai.responses import OpenAIResponsesProvider
+
+__all__ = ["base_url_of", "replay_provider"]
+
+_SUFFIXES = ("/chat/completions", "/responses")
+
+
+def base_url_of(uri: str) -> str | None:
+    """The API base URL of a recorded ``.../chat/completions`` or ``.../responses`` URI.
+
+    Example:
+        >>> base_url_of("https://openrouter.ai/api/v1/chat/completions")
+        'https://openrouter.ai/api/v1'
+    """
+    for suffix in _SUFFIXES:
+        if uri.endswith(suffix):
+            return uri[: -len(suffix)]
+    return None
+
+
+def replay_provider(
+    cassette: Cassette,
+    *,
+    api: Literal["auto", "chat", "responses"] = "auto",
+    base_url: str | None = None,
+    profile: str | CompatProfile = "openai",
+    name: str = "openai",
+    store: bool | None = None,
+) -> OpenAIChatProvider | OpenAIResponsesProvider:
+    """A provider whose HTTP client serves ``cassette``'s recorded responses.
+
+    Args:
+        cassette: The recording (``robota.core.testing.cassette.load_cassette``).
+        api: ``chat``, ``responses``, or ``auto`` (the surface of the first recorded model
+            call).
+        base_url: API base URL; default: taken from the first recorded model call.
+        profile: Compatible-server profile for the chat surface.
+        name: Provider name.
+        store: Responses ``store`` flag.
+
+    Raises:
+        ValueError: when ``api``/``base_url`` are ``auto``/None and the cassette has no
+            recorded model call.
+    """
+    first = next(
+        (
+            i.uri
+            for i in cassette.interactions
+            if base_url_of(i.uri) is not None and i.method == "POST"
+        ),
+        None,
+    )
+    if (api == "auto" or base_url is None) and first is None:
+        raise ValueError(f"{cassette.path}: no recorded chat/completions or responses call")
+    chosen = api
+    if chosen == "auto":
+        assert first is not None
+        chosen = "chat" if first.endswith("/chat/completions") else "responses"
+    url = base_url or base_url_of(first or "") or ""
+    client = httpx.AsyncClient(transport=cassette.transport())
+    if chosen == "chat":
+        return OpenAIChatProvider(
+            "replay", base_url=url, http_client=client, profile=profile, name=name
+        )
+    return OpenAIResponsesProvider(
+        "replay", base_url=url, http_client=client, name=name, store=store
+    )
