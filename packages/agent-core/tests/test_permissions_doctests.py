@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+from pathlib import Path
 
 import pytest
 
@@ -20,4 +21,11 @@ _MODULES = [
 def test_docstring_examples(name: str) -> None:
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0
+    assert result.failed == 0
+
+
+def test_permissions_doc_examples() -> None:
+    doc = Path(__file__).parent.parent / "docs" / "permissions.md"
+    result = doctest.testfile(str(doc), module_relative=False, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 10
     assert result.failed == 0
