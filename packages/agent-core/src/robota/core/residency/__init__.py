@@ -1,0 +1,28 @@
+"""Tool residency and tool search (seed 000, "Tool Residency and Tool Search"): which tool
+schemas a request carries, and the ``tool_search`` tool that loads withheld ones."""
+
+from robota.core.residency._search import SELECT_PREFIX, search_tools, tokens
+from robota.core.residency.catalog import (
+    DEFAULT_COUNT_THRESHOLD,
+    DEFAULT_SHARE_THRESHOLD,
+    ToolCatalog,
+    estimate_schema_tokens,
+)
+from robota.core.residency.tool_search import (
+    DEFAULT_MAX_RESULTS,
+    TOOL_SEARCH_NAME,
+    ToolSearchTool,
+)
+
+__all__ = [
+    "DEFAULT_COUNT_THRESHOLD",
+    "DEFAULT_MAX_RESULTS",
+    "DEFAULT_SHARE_THRESHOLD",
+    "SELECT_PREFIX",
+    "TOOL_SEARCH_NAME",
+    "ToolCatalog",
+    "ToolSearchTool",
+    "estimate_schema_tokens",
+    "search_tools",
+    "tokens",
+]
