@@ -1,3 +1,24 @@
-"""Google Gemini provider for Robota."""
+"""Google Gemini provider for Robota (``google-genai`` SDK).
 
-__all__: list[str] = []
+Example:
+    >>> import httpx
+    >>> from robota.providers.google import GoogleProvider
+    >>> GoogleProvider(api_key="k", http_client=httpx.AsyncClient()).name
+    'google'
+"""
+
+from robota.providers.google._cost import estimate_cost
+from robota.providers.google._models import MODELS, THINKING, ThinkingControl
+from robota.providers.google._provider import GEMINI_BASE_URL, GoogleProvider, VertexTarget
+from robota.providers.google._request import SYNTHETIC_ID_PREFIX
+
+__all__ = [
+    "GEMINI_BASE_URL",
+    "MODELS",
+    "SYNTHETIC_ID_PREFIX",
+    "THINKING",
+    "GoogleProvider",
+    "ThinkingControl",
+    "VertexTarget",
+    "estimate_cost",
+]

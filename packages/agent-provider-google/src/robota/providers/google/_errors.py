@@ -1,0 +1,212 @@
+"""Classify google-genai / httpx failures into Robota errors (seed 000, "Error Taxonomy").
+
+Gemini errors carry an HTTP status and a ``google.rpc`` status string
+(https://ai.google.dev/gemini-api/docs/troubleshooting, https://cloud.google.com/apis/design/errors,
+read 2026-11-30). Classification uses those two and the structured ``details``:
+
+==========================================  ===============================================
+status / status string                      Robota error
+==========================================  ===============================================
+400 ``INVALID_ARGUMENT``/``FAILED_PRECOND.``  :class:`BadRequestError` (see context note)
+401 ``UNAUTHENTICATED``                      :class:`AuthenticationError`
+403 ``PERMISSION_DENIED``                    :class:`PermissionDeniedError`
+404 ``NOT_FOUND``                            :class:`NotFoundError`
+408, 504 ``DEADLINE_EXCEEDED``               :class:`ProviderTimeoutError`
+409 ``ABORTED``                              :class:`ProviderError` (recoverable)
+413, 422, other 4xx                          :class:`BadRequestError`
+429 ``RESOURCE_EXHAUSTED``                   :class:`RateLimitError`; :class:`QuotaExhaustedError`
+                                            when a ``QuotaFailure`` names a per-day quota
+500, 502, other 5xx                          :class:`InternalServerError`
+503 ``UNAVAILABLE``, 529                     :class:`OverloadedError`
+==========================================  ===============================================
+
+Context length: Gemini reports a too-long prompt as a plain 400 ``INVALID_ARGUMENT`` with no
+structured reason, so — the vendor offering nothing else — the message text is inspected for
+"exceeds the maximum number of tokens" / "input token count"; the result is a
+:class:`ContextWindowExceededError` whose ``provider_error`` keeps the vendor facts.
+
+``retry_after`` comes from a ``google.rpc.RetryInfo`` detail (``retryDelay: "13s"``), else the
+``retry-after-ms`` or ``Retry-After`` (seconds or HTTP-date, RFC 9110 §10.2.3) headers.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+from robota.core.errors import (
+    AuthenticationError,
+    BadRequestError,
+    ContextWindowExceededError,
+    InternalServerError,
+    NotFoundError,
+    OverloadedError,
+    PermissionDeniedError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderTimeoutError,
+    QuotaExhaustedError,
+    RateLimitError,
+    RobotaError,
+)
+from robota.providers.google._request import PROVIDER_NAME
+
+from google.genai import errors as genai_errors
+
+__all__ = ["classify_error", "parse_duration", "retry_after_from"]
+
+_REQUEST_ID_HEADERS = ("x-request-id", "x-goog-request-id", "x-cloud-trace-context")
+
+
+def parse_duration(value: str) -> float | None:
+    """Parse a protobuf Duration JSON string (``"13s"``, ``"1.5s"``) into seconds."""
+    text = value.strip()
+    if not text.endswith("s"):
+        return None
+    try:
+        seconds = float(text[:-1])
+    except ValueError:
+        return None
+    return seconds if seconds >= 0 else None
+
+
+def _header_retry_after(headers: Mapping[str, str]) -> float | None:
+    lowered = {k.lower(): v for k, v in headers.items()}
+    ms = lowered.get("retry-after-ms")
+    if ms is not None:
+        try:
+            return max(float(ms) / 1000.0, 0.0)
+        except ValueError:
+            pass
+    value = lowered.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(when.timestamp() - time.time(), 0.0)
+
+
+def _error_object(body: Any) -> Mapping[str, Any]:
+    if isinstance(body, Mapping):
+        inner = body.get("error")
+        if isinstance(inner, Mapping):
+            return inner
+        return body
+    return {}
+
+
+def _details(body: Any) -> list[Mapping[str, Any]]:
+    raw = _error_object(body).get("details")
+    if not isinstance(raw, list):
+        return []
+    return [d for d in raw if isinstance(d, Mapping)]
+
+
+def retry_after_from(body: Any, headers: Mapping[str, str]) -> float | None:
+    """Seconds to wait: ``RetryInfo.retryDelay`` first, then the HTTP headers."""
+    for detail in _details(body):
+        if str(detail.get("@type", "")).endswith("google.rpc.RetryInfo"):
+            delay = detail.get("retryDelay")
+            if isinstance(delay, str):
+                parsed = parse_duration(delay)
+                if parsed is not None:
+                    return parsed
+    return _header_retry_after(headers)
+
+
+def _per_day_quota(body: Any) -> bool:
+    for detail in _details(body):
+        if not str(detail.get("@type", "")).endswith("google.rpc.QuotaFailure"):
+            continue
+        for violation in detail.get("violations") or []:
+            if isinstance(violation, Mapping) and "PerDay" in str(violation.get("quotaId", "")):
+                return True
+    return False
+
+
+def _is_context_overflow(message: str) -> bool:
+    # Gemini gives no structured reason for an over-long prompt (a bare INVALID_ARGUMENT);
+    # the message text is the only signal the vendor offers.
+    lowered = message.lower()
+    return "exceeds the maximum number of tokens" in lowered or (
+        "input token count" in lowered and "exceeds" in lowered
+    )
+
+
+def _headers_of(exc: genai_errors.APIError) -> dict[str, str]:
+    response = exc.response
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return {}
+    try:
+        return {str(k).lower(): str(v) for k, v in dict(headers).items()}
+    except (TypeError, ValueError):
+        return {}
+
+
+def classify_api_error(exc: genai_errors.APIError) -> RobotaError:
+    """Map a google-genai ``APIError`` to a Robota error (see the module table)."""
+    status = int(exc.code) if exc.code else None
+    vendor = str(exc.status) if exc.status else None
+    body: Any = exc.details
+    headers = _headers_of(exc)
+    message = str(exc.message or exc)
+    request_id = next((headers[h] for h in _REQUEST_ID_HEADERS if h in headers), None)
+    kwargs: dict[str, Any] = {
+        "provider": PROVIDER_NAME,
+        "status": status,
+        "vendor_type": vendor,
+        "request_id": request_id,
+        "retry_after": retry_after_from(body, headers),
+        "body": body if isinstance(body, Mapping) else None,
+    }
+    if status == 400 or vendor == "INVALID_ARGUMENT":
+        error = BadRequestError(message, **kwargs)
+        if _is_context_overflow(message):
+            return ContextWindowExceededError(message, provider_error=error)
+        return error
+    if status == 401 or vendor == "UNAUTHENTICATED":
+        return AuthenticationError(message, **kwargs)
+    if status == 403 or vendor == "PERMISSION_DENIED":
+        return PermissionDeniedError(message, **kwargs)
+    if status == 404 or vendor == "NOT_FOUND":
+        return NotFoundError(message, **kwargs)
+    if status in (408, 504) or vendor == "DEADLINE_EXCEEDED":
+        return ProviderTimeoutError(message, **kwargs)
+    if status == 409 or vendor == "ABORTED":
+        return ProviderError(message, recoverable=True, **kwargs)
+    if status == 429 or vendor == "RESOURCE_EXHAUSTED":
+        if _per_day_quota(body):
+            return QuotaExhaustedError(message, **kwargs)
+        return RateLimitError(message, **kwargs)
+    if status in (503, 529) or vendor == "UNAVAILABLE":
+        return OverloadedError(message, **kwargs)
+    if status is not None and status >= 500:
+        return InternalServerError(message, **kwargs)
+    if status is not None and status >= 400:
+        return BadRequestError(message, **kwargs)
+    return ProviderError(message, **kwargs)
+
+
+def classify_error(exc: BaseException) -> RobotaError | None:
+    """Classify a failure from the SDK or the HTTP client; None when it is not one of ours.
+
+    ``httpx`` timeouts → :class:`ProviderTimeoutError`; other transport failures →
+    :class:`ProviderConnectionError`.
+    """
+    if isinstance(exc, genai_errors.APIError):
+        return classify_api_error(exc)
+    if isinstance(exc, httpx.TimeoutException):
+        return ProviderTimeoutError(str(exc) or "request timed out", provider=PROVIDER_NAME)
+    if isinstance(exc, httpx.TransportError):
+        return ProviderConnectionError(str(exc) or "connection failed", provider=PROVIDER_NAME)
+    return None
