@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from robota.core.agent import Agent
 from robota.core.errors import ContextWindowExceededError, ProviderError
 from robota.core.messages import SystemMessage, TextPart, ThinkingPart, ToolCallPart, UserMessage
 from robota.core.provider import (
@@ -21,6 +22,7 @@ from robota.core.provider import (
     ToolDefinition,
 )
 from robota.core.testing.cassette import Cassette, Interaction, load_cassette
+from robota.core.tools.base import Tool, ToolContext
 from robota.providers.anthropic.replay import replay_provider
 
 # --- independent reader of the recorded bytes (shares no code with the adapter) ---
@@ -288,3 +290,101 @@ def test_the_reader_sees_text_and_tools_in_a_known_recording() -> None:
     assert first.input_tokens == 628
     assert last.text == "Capital: Tokyo"
     assert isinstance(TextPart(text=last.text).text, str)
+
+
+# --- multi-round: a real Agent over recorded tool-calling conversations ---
+
+
+class _ReplayedTool(Tool):
+    """A tool of a recorded name that answers with the result the recording sent back."""
+
+    def __init__(self, spec: dict[str, Any], answers: list[str]) -> None:
+        self.name = spec["name"]
+        self.description = spec.get("description") or ""
+        self.parameters = spec["input_schema"]
+        self.strict = spec.get("strict")
+        self._answers = answers
+        self.calls: list[dict[str, Any]] = []
+
+    async def call(self, arguments: dict[str, Any], ctx: ToolContext[Any]) -> str:
+        self.calls.append(arguments)
+        return self._answers.pop(0) if self._answers else ""
+
+
+def _tool_answers(interactions: list[Interaction]) -> dict[str, list[str]]:
+    """Tool name → recorded tool_result texts, in order (read from the recorded requests)."""
+    answers: dict[str, list[str]] = {}
+    last_body = interactions[-1].request_body or {}
+    names: dict[str, str] = {}
+    for message in last_body.get("messages") or []:
+        for block in message.get("content") if isinstance(message.get("content"), list) else []:
+            if block.get("type") == "tool_use":
+                names[block["id"]] = block["name"]
+            elif block.get("type") == "tool_result":
+                content = block.get("content")
+                if isinstance(content, list):
+                    content = "".join(b.get("text", "") for b in content)
+                answers.setdefault(names[block["tool_use_id"]], []).append(str(content or ""))
+    return answers
+
+
+def _agent_conversations() -> list[tuple[str, list[Interaction]]]:
+    found: list[tuple[str, list[Interaction]]] = []
+    for path in sorted(cassette_root().rglob("*.yaml")):
+        cassette = load_cassette(path)
+        its = list(cassette.interactions)
+        if len(its) < 2 or any(
+            not i.host.endswith("anthropic.com") or i.path != "/v1/messages" or i.is_stream
+            for i in its
+        ):
+            continue
+        bodies = [i.json or {} for i in its]
+        kinds = {b["type"] for body in bodies for b in body.get("content", [])}
+        tools = (its[0].request_body or {}).get("tools") or []
+        if (
+            "tool_use" not in kinds
+            or kinds - {"text", "tool_use", "thinking"}
+            or bodies[-1].get("stop_reason") != "end_turn"
+            or not all("input_schema" in t for t in tools)
+            or any(t["name"] == "final_result" for t in tools)
+            or (its[0].request_body or {}).get("thinking")
+        ):
+            continue
+        found.append((str(path.relative_to(cassette_root())), its))
+    return found
+
+
+@pytest.mark.anyio
+async def test_agent_runs_recorded_tool_conversations_to_the_recorded_answer() -> None:
+    conversations = _agent_conversations()
+    names = [name for name, _ in conversations]
+    if not conversations:
+        pytest.skip("no cassettes")
+    assert "test_anthropic/test_anthropic_mixed_strict_tool_run.yaml" in names
+    for name, its in conversations:
+        first = its[0].request_body or {}
+        answers = _tool_answers(its)
+        tools = [_ReplayedTool(t, list(answers.get(t["name"], []))) for t in first["tools"]]
+        request = _request(first)
+        system = next((m.content for m in request.messages if isinstance(m, SystemMessage)), None)
+        cassette = Cassette(path=Path(name), interactions=its)
+        agent = Agent(
+            replay_provider(cassette),
+            model=first["model"],
+            system_prompt=system,
+            tools=tools,
+            max_rounds=len(its),
+        )
+        prompt = request.messages[-1]
+        assert isinstance(prompt, UserMessage)
+        result = await agent.run(prompt)
+        assert result.text == read_json(its[-1].json).text, name
+        assert cassette.served == len(its), name
+        assert result.usage.requests == len(its), name
+        recorded_calls = [
+            b["input"] for i in its for b in (i.json or {})["content"] if b["type"] == "tool_use"
+        ]
+        made = [c for t in tools for c in t.calls]
+        assert made, name
+        assert sorted(map(json.dumps, made)) == sorted(map(json.dumps, recorded_calls)), name
+    print(f"agent conversations replayed: {len(conversations)}: {names}")
