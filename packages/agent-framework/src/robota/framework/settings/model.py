@@ -1,0 +1,113 @@
+"""The settings file shape (JSON), parsed with pydantic at the edge (issue: the product;
+seed 003, "Settings layers merge per key").
+
+Example ``settings.json``::
+
+    {
+      "provider": "local",
+      "model": "gemma3",
+      "default_trust_level": "restricted",
+      "permissions": {"allow": ["read_file"], "deny": ["shell(rm *)"], "ask": [],
+                      "default_mode": "default"},
+      "hooks": {"PreToolUse": [{"id": "audit", "matcher": "shell", "type": "command",
+                                 "command": "./audit.sh"}]},
+      "disabled_hooks": [],
+      "providers": {"local": {"type": "openai-compatible", "base_url": "http://127.0.0.1:8080/v1",
+                               "model": "gemma3", "compat_profile": "llamacpp"}},
+      "env": {}
+    }
+
+Unknown keys are refused (a typo must not silently disable a rule).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "HookEntry",
+    "PermissionModeName",
+    "PermissionSettings",
+    "ProviderProfile",
+    "Settings",
+    "TrustLevel",
+]
+
+TrustLevel = Literal["restricted", "trusted"]
+"""Workspace trust: ``restricted`` (default) reads no project settings, hooks, skills or
+instruction files."""
+
+PermissionModeName = Literal["plan", "default", "accept_edits", "bypass"]
+"""Permission modes, most restrictive first."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PermissionSettings(_Strict):
+    """Permission rules (``Tool`` or ``Tool(pattern)``) and the default mode."""
+
+    allow: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    ask: tuple[str, ...] = ()
+    default_mode: PermissionModeName | None = None
+
+
+class HookEntry(_Strict):
+    """One configured hook.
+
+    Attributes:
+        id: Stable id; a later layer removes an inherited hook only by listing this id in
+            ``disabled_hooks``.
+        matcher: Tool-name matcher for tool events (``*`` or empty: all).
+        type: Executor type: ``command`` or ``http``.
+        command: Shell command (``command`` type).
+        url: Endpoint (``http`` type).
+        timeout: Seconds.
+    """
+
+    id: str
+    matcher: str = "*"
+    type: Literal["command", "http"]
+    command: str | None = None
+    url: str | None = None
+    timeout: float = 30.0
+
+
+class ProviderProfile(_Strict):
+    """A provider definition.
+
+    Attributes:
+        type: ``anthropic``, ``openai``, ``openai-chat``, ``openai-compatible`` or ``google``.
+        base_url: Endpoint override (an OpenAI-compatible server, a gateway).
+        api_key: The key itself (prefer ``api_key_env``).
+        api_key_env: Name of the environment variable holding the key.
+        model: Default model of this profile.
+        compat_profile: OpenAI-compatible server profile name (``ollama``, ``llamacpp``, ...).
+    """
+
+    type: str
+    base_url: str | None = None
+    api_key: str | None = None
+    api_key_env: str | None = None
+    model: str | None = None
+    compat_profile: str | None = None
+
+
+class Settings(_Strict):
+    """One settings layer (user or project) or the merged result."""
+
+    provider: str | None = None
+    model: str | None = None
+    default_trust_level: TrustLevel | None = None
+    permissions: PermissionSettings = Field(default_factory=PermissionSettings)
+    hooks: dict[str, tuple[HookEntry, ...]] = Field(
+        default_factory=dict[str, tuple[HookEntry, ...]]
+    )
+    disabled_hooks: tuple[str, ...] = ()
+    providers: dict[str, ProviderProfile] = Field(default_factory=dict[str, ProviderProfile])
+    env: dict[str, str] = Field(default_factory=dict[str, str])
+    extra: dict[str, Any] = Field(default_factory=dict[str, Any])
