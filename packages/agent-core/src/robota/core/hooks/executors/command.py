@@ -159,6 +159,10 @@ class CommandHookExecutor(HookExecutor):
         env.update(hook.env)
         if payload.cwd:
             env["ROBOTA_PROJECT_DIR"] = payload.cwd
+        if payload.cwd and not await anyio.Path(payload.cwd).is_dir():
+            return HookError(
+                reason=f"failed to start: working directory {payload.cwd!r} does not exist"
+            )
         spawned = await _spawn(_argv(hook), env=env, cwd=payload.cwd or None)
         if isinstance(spawned, HookError):
             return spawned
