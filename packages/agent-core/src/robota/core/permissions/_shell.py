@@ -130,7 +130,8 @@ def parse_line(source: str) -> ParsedLine | None:
         and not walk.opaque
     ):
         only = walk.commands[0]
-        if only.all_certain and not only.redirected and not only.assignments and only.words:
+        plain = only.all_certain and only.name_certain
+        if plain and not only.redirected and not only.assignments:
             single = only
     return ParsedLine(
         source=source,
