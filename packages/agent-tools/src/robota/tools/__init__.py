@@ -1,3 +1,67 @@
-"""Built-in tools (files, search, shell, web fetch, todo) and MCP toolsets."""
+"""Built-in tools (files, search, shell, web fetch, todo) and MCP toolsets (seed 004)."""
 
-__all__: list[str] = []
+from robota.tools.bounds import (
+    DEFAULT_BOUNDS,
+    BoundedText,
+    HeadTailBuffer,
+    OutputBounds,
+    bound_text,
+)
+from robota.tools.builtin import (
+    BackgroundRead,
+    BackgroundShells,
+    BackgroundStatus,
+    EditFileTool,
+    GlobTool,
+    GrepTool,
+    ListDirTool,
+    ReadFileTool,
+    ShellKillTool,
+    ShellOutputTool,
+    ShellTool,
+    TodoItem,
+    TodoWriteTool,
+    WebFetchTool,
+    WriteFileTool,
+)
+from robota.tools.errors import ToolUsageError
+from robota.tools.overrides import (
+    DescriptionOverride,
+    OverriddenTool,
+    canonical_name_of,
+    with_overrides,
+)
+from robota.tools.toolset import BuiltinToolset, builtin_toolset, default_tools
+from robota.tools.workspace import Workspace
+
+__all__ = [
+    "DEFAULT_BOUNDS",
+    "BackgroundRead",
+    "BackgroundShells",
+    "BackgroundStatus",
+    "BoundedText",
+    "BuiltinToolset",
+    "DescriptionOverride",
+    "EditFileTool",
+    "GlobTool",
+    "GrepTool",
+    "HeadTailBuffer",
+    "ListDirTool",
+    "OutputBounds",
+    "OverriddenTool",
+    "ReadFileTool",
+    "ShellKillTool",
+    "ShellOutputTool",
+    "ShellTool",
+    "TodoItem",
+    "TodoWriteTool",
+    "ToolUsageError",
+    "WebFetchTool",
+    "Workspace",
+    "WriteFileTool",
+    "bound_text",
+    "builtin_toolset",
+    "canonical_name_of",
+    "default_tools",
+    "with_overrides",
+]

@@ -1,0 +1,88 @@
+"""Process-group handling shared by ``shell`` and the background shells.
+
+A command runs as the leader of a new session (``start_new_session=True``), so its process
+group id is its pid and every descendant that does not start its own session shares it.
+Stopping a command signals the whole group: ``SIGTERM``, a grace period for the group to
+empty, then ``SIGKILL`` (the same sequence as ``timeout --kill-after``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import anyio
+
+__all__ = ["DEFAULT_KILL_GRACE", "fresh_environment", "group_alive", "terminate_group"]
+
+DEFAULT_KILL_GRACE = 2.0
+"""Seconds a process group gets between ``SIGTERM`` and ``SIGKILL``."""
+
+
+def fresh_environment(overrides: Mapping[str, str] | None) -> dict[str, str]:
+    """Return a new dict: a copy of ``os.environ`` updated with ``overrides``.
+
+    ``os.environ`` itself is never changed.
+    """
+    environment = dict(os.environ)
+    if overrides:
+        environment.update(overrides)
+    return environment
+
+
+def group_alive(pgid: int) -> bool:
+    """True while process group ``pgid`` has a member that is not a zombie.
+
+    On Linux the members are read from ``/proc`` so zombies left to a non-reaping init do not
+    count; elsewhere any member counts.
+    """
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return True
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
+            return True
+    return False
+
+
+async def terminate_group(
+    pgid: int, *, grace: float = DEFAULT_KILL_GRACE, reap: Callable[[], object] = lambda: None
+) -> None:
+    """Stop every process of group ``pgid``: ``SIGTERM``, wait up to ``grace`` seconds for the
+    group to empty, then ``SIGKILL``.
+
+    Args:
+        pgid: The process group (the session leader's pid).
+        grace: Seconds between the two signals.
+        reap: Called while waiting, to collect the leader's exit status (e.g. ``Popen.poll``).
+    """
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except ProcessLookupError:
+        reap()
+        return
+    with anyio.move_on_after(grace):
+        while True:
+            reap()
+            if not group_alive(pgid):
+                return
+            await anyio.sleep(0.02)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGKILL)
+    reap()

@@ -1,0 +1,92 @@
+"""``edit_file``: exact string replacement in a text file (seed 004, built-in tools).
+
+The old string must occur exactly once unless ``replace_all`` is set; an absent or ambiguous
+string is an error result saying how many times it occurs, so the model can add context.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import anyio.to_thread
+from pydantic import BaseModel, ConfigDict, Field
+from robota.core.tools.base import (
+    ArgumentKind,
+    PermissionArgument,
+    RiskClass,
+    ToolContext,
+    ToolOutput,
+)
+from robota.tools.builtin._base import BuiltinTool
+from robota.tools.builtin._files import looks_binary
+from robota.tools.errors import ToolUsageError
+from robota.tools.workspace import Workspace
+
+__all__ = ["EditFileArgs", "EditFileTool"]
+
+
+class EditFileArgs(BaseModel):
+    """Arguments of ``edit_file``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str = Field(description="File to edit, relative to the workspace root or absolute.")
+    old_string: str = Field(description="Exact text to replace (whitespace included).")
+    new_string: str = Field(description="Text to put in its place.")
+    replace_all: bool = Field(
+        default=False, description="Replace every occurrence instead of requiring exactly one."
+    )
+
+
+class EditFileTool(BuiltinTool[EditFileArgs]):
+    """Replace an exact string in a UTF-8 text file inside the workspace.
+
+    Errors (as error results): the file does not exist or is binary; ``old_string`` is empty
+    or equal to ``new_string``; ``old_string`` occurs 0 times (``"not found"``) or, without
+    ``replace_all``, more than once (``"occurs 2 times"``). The result names the count replaced.
+
+    Args:
+        workspace: Paths are resolved and contained here.
+    """
+
+    name = "edit_file"
+    description = (
+        "Replace an exact string in a file. old_string must match the file exactly "
+        "(including indentation) and occur exactly once, unless replace_all is true; "
+        "include surrounding lines to make it unique."
+    )
+    risk = RiskClass.MODIFY
+    permission_argument = PermissionArgument(key="path", kind=ArgumentKind.PATH)
+    args_model: ClassVar[type[BaseModel]] = EditFileArgs
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+
+    async def run(self, args: EditFileArgs, ctx: ToolContext[Any]) -> ToolOutput:
+        path = self.workspace.resolve(args.path)
+        shown = self.workspace.display(path)
+        if not path.is_file():
+            raise ToolUsageError(f"file not found: {shown}")
+        if args.old_string == "":
+            raise ToolUsageError("old_string is empty; use write_file to create or replace a file")
+        if args.old_string == args.new_string:
+            raise ToolUsageError("old_string and new_string are the same; nothing to change")
+        data = await anyio.to_thread.run_sync(path.read_bytes)
+        if looks_binary(data):
+            raise ToolUsageError(f"{shown} is a binary file; edit_file edits UTF-8 text")
+        text = data.decode("utf-8")
+        count = text.count(args.old_string)
+        if count == 0:
+            raise ToolUsageError(
+                f"old_string not found in {shown} (0 matches); read the file and copy the "
+                "text exactly, including whitespace"
+            )
+        if count > 1 and not args.replace_all:
+            raise ToolUsageError(
+                f"old_string occurs {count} times in {shown}; include more surrounding "
+                "context to make it unique, or set replace_all=true"
+            )
+        updated = text.replace(args.old_string, args.new_string)
+        await anyio.to_thread.run_sync(path.write_bytes, updated.encode("utf-8"))
+        plural = "occurrence" if count == 1 else "occurrences"
+        return f"Edited {shown}: replaced {count} {plural}"

@@ -1,0 +1,201 @@
+"""``grep``: search file contents with a regular expression (seed 004, built-in tools).
+
+Python :mod:`re` syntax. Files ignored by ``.gitignore`` and binary files (NUL byte or invalid
+UTF-8 in the first 8 KiB) are skipped; ``include``/``exclude`` globs filter files by path
+relative to the searched directory (a glob without ``/`` matches the file name at any depth).
+Output looks like ``grep -n``: ``path:line:text`` for matches, ``path-line-text`` for context
+lines, ``--`` between separate groups.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import anyio.to_thread
+from pydantic import BaseModel, ConfigDict, Field
+from robota.core.tools.base import (
+    ArgumentKind,
+    PermissionArgument,
+    RiskClass,
+    ToolContext,
+    ToolOutput,
+)
+from robota.tools._walk import walk_files
+from robota.tools.bounds import DEFAULT_BOUNDS, OutputBounds, bound_text
+from robota.tools.builtin._base import BuiltinTool
+from robota.tools.builtin._files import looks_binary, read_head
+from robota.tools.builtin.glob import GLOB_FLAGS
+from robota.tools.errors import ToolUsageError
+from robota.tools.workspace import Workspace
+from wcmatch import glob as wcglob
+
+__all__ = ["GrepArgs", "GrepTool"]
+
+
+class GrepArgs(BaseModel):
+    """Arguments of ``grep``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pattern: str = Field(description="Regular expression (Python syntax) to search for.")
+    path: str = Field(
+        default=".", description="File or directory to search; the workspace root by default."
+    )
+    include: list[str] = Field(
+        default_factory=list[str],
+        description="Only search files matching one of these globs, e.g. ['*.py'].",
+    )
+    exclude: list[str] = Field(
+        default_factory=list[str], description="Skip files matching one of these globs."
+    )
+    context: int = Field(
+        default=0, ge=0, le=20, description="Lines of context before and after each match."
+    )
+    ignore_case: bool = Field(default=False, description="Match case-insensitively.")
+    include_ignored: bool = Field(
+        default=False, description="Also search files that .gitignore files ignore."
+    )
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Search:
+    regex: re.Pattern[str]
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    context: int
+    max_matches: int
+
+
+class GrepTool(BuiltinTool[GrepArgs]):
+    """Search files in the workspace for a regular expression.
+
+    The search stops after ``max_matches`` matching lines (the note says so); the output is
+    then cut to ``bounds``. No match gives ``"No matches for ..."`` (not an error). An invalid
+    regular expression is an error result.
+
+    Args:
+        workspace: Paths are resolved and contained here.
+        bounds: Output limits.
+        max_matches: Matching lines reported before the search stops.
+    """
+
+    name = "grep"
+    description = (
+        "Search file contents with a regular expression (Python syntax). Returns "
+        "path:line:text for each matching line. Use include/exclude globs to filter files "
+        "and context for surrounding lines. Skips binary and .gitignore'd files."
+    )
+    risk = RiskClass.INSPECT
+    permission_argument = PermissionArgument(key="path", kind=ArgumentKind.PATH)
+    idempotent = True
+    args_model: ClassVar[type[BaseModel]] = GrepArgs
+
+    def __init__(
+        self, workspace: Workspace, *, bounds: OutputBounds = DEFAULT_BOUNDS, max_matches: int = 500
+    ) -> None:
+        self.workspace = workspace
+        self.bounds = bounds
+        self.max_matches = max_matches
+
+    async def run(self, args: GrepArgs, ctx: ToolContext[Any]) -> ToolOutput:
+        try:
+            regex = re.compile(args.pattern, re.IGNORECASE if args.ignore_case else 0)
+        except re.error as error:
+            raise ToolUsageError(f"invalid regular expression {args.pattern!r}: {error}") from error
+        base = self.workspace.resolve(args.path)
+        if not base.exists():
+            raise ToolUsageError(f"path not found: {self.workspace.display(base)}")
+        search = _Search(
+            regex=regex,
+            include=tuple(args.include),
+            exclude=tuple(args.exclude),
+            context=args.context,
+            max_matches=self.max_matches,
+        )
+        work = functools.partial(
+            _grep, self.workspace.root, base, search, not args.include_ignored, ctx.is_cancelled
+        )
+        lines, matches, stopped = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+        if matches == 0:
+            return f"No matches for {args.pattern!r}"
+        text = "\n".join(lines)
+        if stopped:
+            text += f"\n[search stopped after {self.max_matches} matching lines; narrow the pattern or path]"
+        return bound_text(text, self.bounds, hint="narrow the pattern or path").text
+
+
+def _files(
+    root: Path, base: Path, gitignore: bool, cancelled: Callable[[], bool]
+) -> Iterator[tuple[Path, str, str]]:
+    if base.is_file():
+        relative = base.relative_to(root).as_posix()
+        yield base, relative, base.name
+        return
+    for path, relative, _is_dir in walk_files(root, base, gitignore=gitignore, cancelled=cancelled):
+        yield path, relative, path.relative_to(base).as_posix()
+
+
+def _selected(local: str, search: _Search) -> bool:
+    if search.include and not any(
+        wcglob.globmatch(local, g, flags=GLOB_FLAGS) for g in search.include
+    ):
+        return False
+    return not any(wcglob.globmatch(local, g, flags=GLOB_FLAGS) for g in search.exclude)
+
+
+def _grep(
+    root: Path, base: Path, search: _Search, gitignore: bool, cancelled: Callable[[], bool]
+) -> tuple[list[str], int, bool]:
+    out: list[str] = []
+    matches = 0
+    for path, relative, local in _files(root, base, gitignore, cancelled):
+        if cancelled():
+            break
+        if not _selected(local, search) or not path.is_file():
+            continue
+        try:
+            if looks_binary(read_head(path)):
+                continue
+            matches, stopped = _grep_file(path, relative, search, out, matches)
+        except OSError:
+            continue
+        if stopped:
+            return out, matches, True
+    return out, matches, False
+
+
+def _grep_file(
+    path: Path, relative: str, search: _Search, out: list[str], matches: int
+) -> tuple[int, bool]:
+    before: deque[tuple[int, str]] = deque(maxlen=search.context)
+    after = 0
+    last_printed = 0
+    with path.open("r", encoding="utf-8", errors="replace") as handle:
+        for number, raw in enumerate(handle, start=1):
+            line = raw.rstrip("\r\n")
+            if search.regex.search(line):
+                if matches >= search.max_matches:
+                    return matches, True
+                first = before[0][0] if before else number
+                if search.context and out and (last_printed == 0 or first > last_printed + 1):
+                    out.append("--")
+                for ctx_number, ctx_line in before:
+                    out.append(f"{relative}-{ctx_number}-{ctx_line}")
+                before.clear()
+                out.append(f"{relative}:{number}:{line}")
+                last_printed = number
+                matches += 1
+                after = search.context
+            elif after > 0:
+                out.append(f"{relative}-{number}-{line}")
+                last_printed = number
+                after -= 1
+            elif search.context:
+                before.append((number, line))
+    return matches, False

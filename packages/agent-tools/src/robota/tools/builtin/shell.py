@@ -1,0 +1,268 @@
+"""``shell``, ``shell_output`` and ``shell_kill``: run commands in the workspace (seed 004,
+built-in tools and background tasks; seed 000, "Cancellation Contract").
+
+``shell`` runs ``/bin/bash -c <command>`` as the leader of a new session, with a fresh copy of
+the environment (``os.environ`` plus host overrides; ``os.environ`` is never changed) and a
+working directory inside the workspace. Stdout and stderr are captured together, keeping the
+head and tail of long output. On timeout or cancellation the whole process group is stopped
+(``SIGTERM``, grace, ``SIGKILL``), grandchildren included; once the command ends, whatever it
+left running in its group is stopped the same way (use ``run_in_background`` for servers).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import anyio
+from pydantic import BaseModel, ConfigDict, Field
+from robota.core.tools.base import (
+    ArgumentKind,
+    PermissionArgument,
+    RiskClass,
+    ToolContext,
+    ToolOutput,
+    ToolReturn,
+)
+from robota.tools.bounds import DEFAULT_BOUNDS, HeadTailBuffer, OutputBounds, bound_text
+from robota.tools.builtin._base import BuiltinTool
+from robota.tools.builtin._process import DEFAULT_KILL_GRACE, fresh_environment, terminate_group
+from robota.tools.builtin.background import BackgroundShells, BackgroundStatus
+from robota.tools.errors import ToolUsageError
+from robota.tools.workspace import Workspace
+
+__all__ = [
+    "ShellArgs",
+    "ShellKillArgs",
+    "ShellKillTool",
+    "ShellOutputArgs",
+    "ShellOutputTool",
+    "ShellTool",
+]
+
+_DRAIN_AFTER_EXIT = 0.5
+"""Seconds the output pipe may stay open after the shell exits (a left-behind child holding it)."""
+
+
+class ShellArgs(BaseModel):
+    """Arguments of ``shell``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    command: str = Field(description="The command line, run with /bin/bash -c.")
+    timeout: float | None = Field(
+        default=None, gt=0, description="Seconds before the command is killed (foreground only)."
+    )
+    cwd: str | None = Field(
+        default=None, description="Working directory inside the workspace; the root by default."
+    )
+    run_in_background: bool = Field(
+        default=False,
+        description=(
+            "Start the command and return a task id at once; read its output with "
+            "shell_output and stop it with shell_kill."
+        ),
+    )
+
+
+class ShellTool(BuiltinTool[ShellArgs]):
+    """Run a shell command in the workspace.
+
+    Foreground result: the combined output (cut to ``bounds``, head and tail kept), then
+    ``[exit code: N]``; a non-zero exit or a timeout makes it an error result. Background
+    result: the task id and output file.
+
+    Args:
+        workspace: The working directory must be inside it.
+        background: Manager for ``run_in_background``; without one such calls are refused.
+        env: Variables laid over a copy of ``os.environ``.
+        default_timeout: Seconds, when the call gives none (120).
+        max_timeout: Upper bound on a call's timeout, seconds (600).
+        kill_grace: Seconds between ``SIGTERM`` and ``SIGKILL``.
+        bounds: Output limits.
+    """
+
+    name = "shell"
+    description = (
+        "Run a bash command in the workspace and return its combined stdout/stderr and exit "
+        "code. Long-running commands (servers, watchers) should use run_in_background=true."
+    )
+    risk = RiskClass.EXECUTE
+    permission_argument = PermissionArgument(key="command", kind=ArgumentKind.COMMAND)
+    args_model: ClassVar[type[BaseModel]] = ShellArgs
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        *,
+        background: BackgroundShells | None = None,
+        env: Mapping[str, str] | None = None,
+        default_timeout: float = 120.0,
+        max_timeout: float = 600.0,
+        kill_grace: float = DEFAULT_KILL_GRACE,
+        bounds: OutputBounds = DEFAULT_BOUNDS,
+    ) -> None:
+        self.workspace = workspace
+        self.background = background
+        self.env = dict(env or {})
+        self.default_timeout = default_timeout
+        self.max_timeout = max_timeout
+        self.kill_grace = kill_grace
+        self.bounds = bounds
+
+    def _cwd(self, cwd: str | None) -> Path:
+        path = self.workspace.resolve(cwd) if cwd is not None else self.workspace.root
+        if not path.is_dir():
+            raise ToolUsageError(f"cwd {self.workspace.display(path)} is not a directory")
+        return path
+
+    async def run(self, args: ShellArgs, ctx: ToolContext[Any]) -> ToolOutput:
+        cwd = self._cwd(args.cwd)
+        if args.run_in_background:
+            if self.background is None:
+                raise ToolUsageError("background commands are not available in this session")
+            status = self.background.start(args.command, cwd=cwd)
+            return (
+                f"Started background task {status.task_id} (pid {status.pid}); output streams "
+                f"to {status.output_path}. Use shell_output with task_id={status.task_id!r} "
+                "to read it and shell_kill to stop it."
+            )
+        timeout = min(args.timeout or self.default_timeout, self.max_timeout)
+        buffer = HeadTailBuffer(self.bounds.max_bytes)
+        process = await anyio.open_process(
+            ["/bin/bash", "-c", args.command],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            cwd=cwd,
+            env=fresh_environment(self.env),
+            start_new_session=True,
+        )
+        stdout = process.stdout
+        assert stdout is not None
+        finished = anyio.Event()
+
+        async def pump() -> None:
+            try:
+                async for chunk in stdout:
+                    buffer.write(chunk)
+            except anyio.ClosedResourceError:
+                pass
+            finally:
+                finished.set()
+
+        try:
+            with anyio.move_on_after(timeout) as deadline:
+                async with anyio.create_task_group() as group:
+                    group.start_soon(pump)
+                    await process.wait()
+                    with anyio.move_on_after(_DRAIN_AFTER_EXIT):
+                        await finished.wait()
+                    group.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await terminate_group(process.pid, grace=self.kill_grace)
+                await process.wait()
+                await process.aclose()
+        output = buffer.text().rstrip("\n")
+        shown = bound_text(output, self.bounds).text if output else "(no output)"
+        if deadline.cancelled_caught:
+            return ToolReturn.text(
+                f"{shown}\n[timed out after {timeout:g} s; the command's process group was killed]",
+                is_error=True,
+            )
+        code = process.returncode
+        return ToolReturn.text(f"{shown}\n[exit code: {code}]", is_error=code != 0)
+
+
+class ShellOutputArgs(BaseModel):
+    """Arguments of ``shell_output``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task_id: str = Field(description="The id shell returned for a background command.")
+    all: bool = Field(
+        default=False, description="Return the output from the start instead of only new output."
+    )
+
+
+def _state_line(status: BackgroundStatus) -> str:
+    if status.state == "running":
+        return f"status: running (pid {status.pid})"
+    return f"status: {status.state} (exit code {status.exit_code})"
+
+
+class ShellOutputTool(BuiltinTool[ShellOutputArgs]):
+    """Read a background command's state and its output since the last read (or all of it).
+
+    Result: ``status: running`` or ``status: exited (exit code N)`` / ``status: killed
+    (exit code -15)``, then the output (at most ``bounds.max_bytes`` bytes per read; a note
+    says how many bytes remain for the next call).
+
+    Args:
+        background: The manager the ``shell`` tool starts tasks in.
+        bounds: Output limits.
+    """
+
+    name = "shell_output"
+    description = (
+        "Read a background shell task's status (running/exited, exit code) and the output "
+        "it wrote since the last read (all=true for everything)."
+    )
+    risk = RiskClass.INSPECT
+    permission_argument = PermissionArgument(key="task_id", kind=ArgumentKind.TEXT)
+    args_model: ClassVar[type[BaseModel]] = ShellOutputArgs
+
+    def __init__(
+        self, background: BackgroundShells, *, bounds: OutputBounds = DEFAULT_BOUNDS
+    ) -> None:
+        self.background = background
+        self.bounds = bounds
+
+    async def run(self, args: ShellOutputArgs, ctx: ToolContext[Any]) -> ToolOutput:
+        read = self.background.read(
+            args.task_id, from_start=args.all, max_bytes=self.bounds.max_bytes
+        )
+        body = read.text.rstrip("\n")
+        lines = [_state_line(read.status)]
+        if body:
+            lines.append(bound_text(body, self.bounds).text)
+        else:
+            lines.append("(no new output)")
+        if read.unread_bytes:
+            lines.append(f"[{read.unread_bytes} more bytes of output; call shell_output again]")
+        return "\n".join(lines)
+
+
+class ShellKillArgs(BaseModel):
+    """Arguments of ``shell_kill``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task_id: str = Field(description="The id of the background command to stop.")
+
+
+class ShellKillTool(BuiltinTool[ShellKillArgs]):
+    """Stop a background command and its whole process group.
+
+    Args:
+        background: The manager the ``shell`` tool starts tasks in.
+    """
+
+    name = "shell_kill"
+    description = "Stop a background shell task (and every process it started)."
+    risk = RiskClass.EXECUTE
+    permission_argument = PermissionArgument(key="task_id", kind=ArgumentKind.TEXT)
+    args_model: ClassVar[type[BaseModel]] = ShellKillArgs
+
+    def __init__(self, background: BackgroundShells) -> None:
+        self.background = background
+
+    async def run(self, args: ShellKillArgs, ctx: ToolContext[Any]) -> ToolOutput:
+        before = self.background.status(args.task_id)
+        status = await self.background.kill(args.task_id, acknowledge=True)
+        if before.state != "running":
+            return f"Task {args.task_id} had already ended ({_state_line(status)})"
+        return f"Killed task {args.task_id} ({_state_line(status)})"
