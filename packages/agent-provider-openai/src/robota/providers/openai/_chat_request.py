@@ -193,7 +193,7 @@ def build_chat_call(
         body["web_search_options"] = {}
     strict_ok = profile.supports_strict_tools
     if request.tools:
-        tools = project_tools(request.tools, strict=strict_ok)
+        tools = project_tools(request.tools, strict_ok=strict_ok)
         wire_tools: list[dict[str, Any]] = []
         for tool in tools:
             function: dict[str, Any] = {

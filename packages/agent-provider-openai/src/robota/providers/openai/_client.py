@@ -5,11 +5,27 @@ from __future__ import annotations
 from typing import Any, cast
 
 import httpx
-from robota.core.provider import PayloadCallback, PayloadEvent
+from robota.core.messages import TextPart, ThinkingPart, ToolCallPart
+from robota.core.provider import (
+    ModelResponse,
+    PayloadCallback,
+    PayloadEvent,
+    ResponseCompleted,
+    StreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+)
 
 import openai
 
-__all__ = ["OPENAI_BASE_URL", "PayloadRecorder", "make_client"]
+__all__ = [
+    "OPENAI_BASE_URL",
+    "PayloadRecorder",
+    "buffered_events",
+    "make_client",
+    "sdk_arguments",
+]
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 """OpenAI's public API base URL."""
@@ -47,6 +63,26 @@ def make_client(
     return client
 
 
+_DIRECT = ("model", "messages", "input", "stream")
+
+
+def sdk_arguments(
+    body: dict[str, Any], headers: dict[str, str], timeout: float | None
+) -> dict[str, Any]:
+    """Keyword arguments for an SDK ``create`` call that put exactly ``body`` on the wire.
+
+    ``model``, ``messages`` / ``input`` and ``stream`` go as keywords (the SDK requires them and
+    picks its stream decoder from ``stream``);
+    every other field travels in ``extra_body``, so fields the SDK's signature does not know
+    (compatible servers' own options, new vendor fields) reach the server unchanged.
+    """
+    arguments: dict[str, Any] = {key: body[key] for key in _DIRECT if key in body}
+    arguments["extra_body"] = {k: v for k, v in body.items() if k not in _DIRECT}
+    arguments["extra_headers"] = headers or None
+    arguments["timeout"] = timeout
+    return arguments
+
+
 class PayloadRecorder:
     """Numbers and forwards native payloads to ``ModelRequest.on_payload`` (never raises)."""
 
@@ -73,3 +109,24 @@ class PayloadRecorder:
             self._callback(event)
         except Exception:  # a capture callback must not break the call
             return
+
+
+def buffered_events(response: ModelResponse) -> list[StreamEvent]:
+    """The stream events of an already complete response (one delta per part), for providers
+    running with ``streaming=False``."""
+    events: list[StreamEvent] = []
+    index = 0
+    for part in response.message.parts:
+        if isinstance(part, TextPart):
+            events.append(TextDelta(text=part.text))
+        elif isinstance(part, ThinkingPart) and part.text:
+            events.append(ThinkingDelta(text=part.text))
+        elif isinstance(part, ToolCallPart) and not part.hosted:
+            events.append(
+                ToolCallDelta(
+                    index=index, id=part.id, name=part.name, arguments_delta=part.raw_arguments
+                )
+            )
+            index += 1
+    events.append(ResponseCompleted(response=response))
+    return events

@@ -11,6 +11,7 @@ from robota.core.capabilities import ModelInfo
 from robota.core.errors import ConfigurationError, UnsupportedSettingError
 from robota.core.messages import MediaPart, ToolResultPart
 from robota.core.provider import ModelRequest, ToolDefinition
+from robota.core.schema import Rejected, VendorPolicy, project_tool
 from robota.core.settings import ModelSettings
 
 __all__ = [
@@ -83,28 +84,22 @@ def own_extra_body(settings: ModelSettings, provider: str) -> dict[str, Any]:
     return dict(settings.extra_body.get(provider, {}))
 
 
-def project_tools(tools: Sequence[ToolDefinition], *, strict: bool) -> list[ToolDefinition]:
-    """Project tool schemas for OpenAI's wire.
+def project_tools(tools: Sequence[ToolDefinition], *, strict_ok: bool) -> list[ToolDefinition]:
+    """Project tool schemas for OpenAI's wire (seed 000, "Tool Schema Projection").
 
-    Uses ``robota.core.schema.project_tool`` with ``VendorPolicy.OPENAI_STRICT`` /
-    ``VendorPolicy.OPENAI`` when that module is present; a rejected tool raises.
+    A tool asking for ``strict`` on a server that accepts strict schemas is projected with
+    ``VendorPolicy.OPENAI_STRICT``; every other tool with ``VendorPolicy.OPENAI``.
 
     Raises:
-        ConfigurationError: a tool schema OpenAI cannot accept (seed 000, "Tool Schema
-            Projection").
+        ConfigurationError: a tool schema OpenAI cannot accept, before any I/O.
     """
-    try:
-        from robota.core.schema import Rejected as RejectedProjection
-        from robota.core.schema import VendorPolicy, project_tool
-    except ImportError:  # projection not shipped yet: schemas pass through unchanged
-        return list(tools)
-    policy = VendorPolicy.OPENAI_STRICT if strict else VendorPolicy.OPENAI
     projected: list[ToolDefinition] = []
     for tool in tools:
+        policy = VendorPolicy.OPENAI_STRICT if strict_ok and tool.strict else VendorPolicy.OPENAI
         result = project_tool(tool, policy)
-        if isinstance(result, RejectedProjection):
+        if isinstance(result, Rejected):
             raise ConfigurationError(
-                f"tool {tool.name!r} cannot be sent to OpenAI: {result.reason}"
+                f"tool {tool.name!r} cannot be sent to OpenAI ({policy}): {result.reason}"
             )
         projected.append(result)
     return projected

@@ -248,7 +248,7 @@ def build_responses_call(
 
 def _tools(request: ModelRequest, info: ModelInfo | None, provider: str) -> list[dict[str, Any]]:
     wire: list[dict[str, Any]] = []
-    for tool in project_tools(request.tools, strict=True):
+    for tool in project_tools(request.tools, strict_ok=True):
         function: dict[str, Any] = {
             "type": "function",
             "name": tool.name,

@@ -19,7 +19,13 @@ from robota.core.provider import (
 )
 from robota.providers.openai._chat_request import ChatCall, build_chat_call
 from robota.providers.openai._chat_response import ChatStreamAssembler, decode_chat_completion
-from robota.providers.openai._client import OPENAI_BASE_URL, PayloadRecorder, make_client
+from robota.providers.openai._client import (
+    OPENAI_BASE_URL,
+    PayloadRecorder,
+    buffered_events,
+    make_client,
+    sdk_arguments,
+)
 from robota.providers.openai._compat import CompatProfile, compat_profile
 from robota.providers.openai._errors import classify_error
 from robota.providers.openai._models import OPENAI_MODELS, openai_model_info
@@ -49,6 +55,8 @@ class OpenAIChatProvider(Provider):
         project: OpenAI project id header, if any.
         default_model: Model used when the host names none.
         client: A ready ``openai.AsyncOpenAI`` (overrides the connection arguments).
+        streaming: False makes :meth:`stream` send one buffered request and yield the
+            assembled result as deltas (servers or recordings without Server-Sent Events).
 
     Raises:
         ConfigurationError: for an unknown profile name.
@@ -72,7 +80,9 @@ class OpenAIChatProvider(Provider):
         project: str | None = None,
         default_model: str | None = None,
         client: openai.AsyncOpenAI | None = None,
+        streaming: bool = True,
     ) -> None:
+        self.streaming = streaming
         self.profile = compat_profile(profile)
         self.name = name
         self.default_model = default_model
@@ -126,6 +136,10 @@ class OpenAIChatProvider(Provider):
             ProviderError: classified vendor failures (see ``classify_error``).
             UnsupportedSettingError, UnsupportedCapabilityError: before any I/O.
         """
+        if not self.streaming:
+            for buffered in buffered_events(await self.complete(request)):
+                yield buffered
+            return
         call = self._call(request, stream=True)
         record = PayloadRecorder(request.on_payload, provider=self.name, api=_API)
         record("request", call.body)
@@ -133,7 +147,7 @@ class OpenAIChatProvider(Provider):
         request_id: str | None = None
         try:
             chunks = await self._client.chat.completions.create(
-                **call.body, extra_headers=call.extra_headers or None, timeout=call.timeout
+                **sdk_arguments(call.body, call.extra_headers, call.timeout)
             )
         except openai.APIError as error:
             raise classify_error(error, provider=self.name) from error
@@ -164,7 +178,7 @@ class OpenAIChatProvider(Provider):
         record("request", call.body)
         try:
             raw = await self._client.chat.completions.with_raw_response.create(
-                **call.body, extra_headers=call.extra_headers or None, timeout=call.timeout
+                **sdk_arguments(call.body, call.extra_headers, call.timeout)
             )
         except openai.APIError as error:
             raise classify_error(error, provider=self.name) from error

@@ -58,18 +58,16 @@ def replay_provider(
         name: Provider name.
         store: Responses ``store`` flag.
 
+    The provider streams when the first recorded call is Server-Sent Events and makes buffered
+    calls otherwise (``streaming=False``), so an agent replays either kind of recording.
+
     Raises:
         ValueError: when ``api``/``base_url`` are ``auto``/None and the cassette has no
             recorded model call.
     """
-    first = next(
-        (
-            i.uri
-            for i in cassette.interactions
-            if base_url_of(i.uri) is not None and i.method == "POST"
-        ),
-        None,
-    )
+    calls = [i for i in cassette.interactions if base_url_of(i.uri) and i.method == "POST"]
+    first = calls[0].uri if calls else None
+    streaming = calls[0].is_stream if calls else True
     if (api == "auto" or base_url is None) and first is None:
         raise ValueError(f"{cassette.path}: no recorded chat/completions or responses call")
     chosen = api
@@ -80,8 +78,13 @@ def replay_provider(
     client = httpx.AsyncClient(transport=cassette.transport())
     if chosen == "chat":
         return OpenAIChatProvider(
-            "replay", base_url=url, http_client=client, profile=profile, name=name
+            "replay",
+            base_url=url,
+            http_client=client,
+            profile=profile,
+            name=name,
+            streaming=streaming,
         )
     return OpenAIResponsesProvider(
-        "replay", base_url=url, http_client=client, name=name, store=store
+        "replay", base_url=url, http_client=client, name=name, store=store, streaming=streaming
     )

@@ -17,7 +17,13 @@ from robota.core.provider import (
     ResponseCompleted,
     StreamEvent,
 )
-from robota.providers.openai._client import OPENAI_BASE_URL, PayloadRecorder, make_client
+from robota.providers.openai._client import (
+    OPENAI_BASE_URL,
+    PayloadRecorder,
+    buffered_events,
+    make_client,
+    sdk_arguments,
+)
 from robota.providers.openai._errors import classify_error
 from robota.providers.openai._models import OPENAI_MODELS, openai_model_info
 from robota.providers.openai._responses_request import ResponsesCall, build_responses_call
@@ -50,6 +56,8 @@ class OpenAIResponsesProvider(Provider):
         project: OpenAI project id header, if any.
         default_model: Model used when the host names none.
         client: A ready ``openai.AsyncOpenAI`` (overrides the connection arguments).
+        streaming: False makes :meth:`stream` send one buffered request and yield the
+            assembled result as deltas (servers or recordings without Server-Sent Events).
 
     Example:
         >>> provider = OpenAIResponsesProvider("sk-test", store=False)
@@ -70,7 +78,9 @@ class OpenAIResponsesProvider(Provider):
         project: str | None = None,
         default_model: str | None = None,
         client: openai.AsyncOpenAI | None = None,
+        streaming: bool = True,
     ) -> None:
+        self.streaming = streaming
         self.name = name
         self.default_model = default_model
         self.store = store
@@ -124,13 +134,17 @@ class OpenAIResponsesProvider(Provider):
                 ``failed`` response.
             UnsupportedSettingError, UnsupportedCapabilityError: before any I/O.
         """
+        if not self.streaming:
+            for buffered in buffered_events(await self.complete(request)):
+                yield buffered
+            return
         call = self._call(request, stream=True)
         record = PayloadRecorder(request.on_payload, provider=self.name, api=_API)
         record("request", call.body)
         assembler = ResponsesStreamAssembler(provider=self.name)
         try:
             events = await self._client.responses.create(
-                **call.body, extra_headers=call.extra_headers or None, timeout=call.timeout
+                **sdk_arguments(call.body, call.extra_headers, call.timeout)
             )
         except openai.APIError as error:
             raise classify_error(error, provider=self.name) from error
@@ -161,7 +175,7 @@ class OpenAIResponsesProvider(Provider):
         record("request", call.body)
         try:
             raw = await self._client.responses.with_raw_response.create(
-                **call.body, extra_headers=call.extra_headers or None, timeout=call.timeout
+                **sdk_arguments(call.body, call.extra_headers, call.timeout)
             )
         except openai.APIError as error:
             raise classify_error(error, provider=self.name) from error
