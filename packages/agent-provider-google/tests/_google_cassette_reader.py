@@ -127,6 +127,18 @@ def expected_of(interaction: Interaction) -> Expected:
     return expected
 
 
+def _lower_types(schema: Any) -> Any:
+    """Recorded Gemini ``Schema`` objects spell types in upper case; JSON Schema wants lower."""
+    if isinstance(schema, dict):
+        return {
+            k: (v.lower() if k == "type" and isinstance(v, str) else _lower_types(v))
+            for k, v in schema.items()
+        }
+    if isinstance(schema, list):
+        return [_lower_types(v) for v in schema]
+    return schema
+
+
 def _user_parts(parts: list[dict[str, Any]]) -> list[TextPart | MediaPart]:
     out: list[TextPart | MediaPart] = []
     for part in parts:
@@ -206,7 +218,7 @@ def request_of(interaction: Interaction) -> ModelRequest:
                 ToolDefinition(
                     name=decl["name"],
                     description=decl.get("description", ""),
-                    parameters=params or {"type": "object", "properties": {}},
+                    parameters=_lower_types(params) or {"type": "object", "properties": {}},
                 )
             )
     output = None

@@ -93,6 +93,8 @@ class GoogleProvider(Provider):
         vertex: Target Vertex AI instead of the Gemini Developer API.
         default_model: Model used when a host names none.
         include_thoughts: Ask thinking models for thought summaries (``includeThoughts``).
+        streaming: When False, :meth:`stream` calls ``generateContent`` and yields the deltas of
+            the whole response at once (for hosts or recordings without SSE).
         api_version: API version path segment (default ``v1beta`` for the Gemini API — the
             surface with thinking, URL context and JSON-schema output — and ``v1beta1`` on
             Vertex).
@@ -119,6 +121,7 @@ class GoogleProvider(Provider):
         default_model: str | None = "gemini-2.5-flash",
         include_thoughts: bool = True,
         api_version: str | None = None,
+        streaming: bool = True,
     ) -> None:
         if not api_key and vertex is None:
             raise ConfigurationError("GoogleProvider needs api_key= or vertex=")
@@ -126,6 +129,7 @@ class GoogleProvider(Provider):
             raise ConfigurationError("VertexTarget needs credentials= (none are looked up)")
         self.default_model = default_model
         self._include_thoughts = include_thoughts
+        self._streaming = streaming
         self._owns_client = http_client is None
         self._http = http_client if http_client is not None else httpx.AsyncClient()
         url = base_url or (vertex.base_url if vertex is not None else GEMINI_BASE_URL)
@@ -240,6 +244,10 @@ class GoogleProvider(Provider):
             UnsupportedCapabilityError: for a hosted tool the model does not support (before
                 any I/O).
         """
+        if not self._streaming:
+            async for event in self._buffered_stream(request):
+                yield event
+            return
         contents, config, effort = self._prepare(request)
         report = self._report(request, "streamGenerateContent")
         report("request", self._request_payload(request.model, contents, config))
@@ -259,6 +267,12 @@ class GoogleProvider(Provider):
             raise classified from exc
         yield ResponseCompleted(response=assembler.finish(effort=effort))
 
+    async def _buffered_stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        response, events = await self._generate(request)
+        for event in events:
+            yield event
+        yield ResponseCompleted(response=response)
+
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """One buffered call through ``generateContent``.
 
@@ -268,6 +282,10 @@ class GoogleProvider(Provider):
             UnsupportedCapabilityError: for a hosted tool the model does not support (before
                 any I/O).
         """
+        response, _ = await self._generate(request)
+        return response
+
+    async def _generate(self, request: ModelRequest) -> tuple[ModelResponse, list[StreamEvent]]:
         contents, config, effort = self._prepare(request)
         report = self._report(request, "generateContent")
         report("request", self._request_payload(request.model, contents, config))
@@ -282,8 +300,8 @@ class GoogleProvider(Provider):
                 raise
             raise classified from exc
         report("response", _dump(response.model_copy(update={"sdk_http_response": None})))
-        assembler.feed(response)
-        return assembler.finish(effort=effort)
+        events = assembler.feed(response)
+        return assembler.finish(effort=effort), events
 
     async def count_tokens(self, request: ModelRequest) -> int | None:
         """Input tokens from ``models.countTokens``.

@@ -41,6 +41,7 @@ from robota.core.messages import (
     UserMessage,
 )
 from robota.core.provider import ModelRequest, ToolDefinition
+from robota.core.schema import Rejected, VendorPolicy, project_tool
 from robota.core.settings import ToolChoiceName
 
 from google.genai import types
@@ -209,23 +210,24 @@ def build_contents(
     return contents, system
 
 
-def _project_parameters(tool: ToolDefinition) -> dict[str, Any]:
-    """Project a tool schema for Gemini.
+def project(tool: ToolDefinition) -> ToolDefinition:
+    """Project a tool for Gemini's ``parametersJsonSchema``.
 
-    The schema goes out as ``parametersJsonSchema``, which takes JSON Schema as is (Gemini API
-    reference, ``FunctionDeclaration.parametersJsonSchema``), so it is passed through. This is
-    the one place to switch to ``robota.core.schema.project_tool(defn, VendorPolicy.GEMINI)``
-    once that module lands (a ``Rejected`` tool then raises ``ConfigurationError`` here).
+    ``parametersJsonSchema`` takes JSON Schema (``$ref``/``$defs``, ``additionalProperties``,
+    ``const``, null unions — Gemini API reference, ``FunctionDeclaration``, read 2026-11-30), so
+    the projection uses :attr:`VendorPolicy.OPENAI` (plain JSON Schema), as
+    ``robota.core.schema.projection`` advises for this field, not the OpenAPI-subset
+    :attr:`VendorPolicy.GEMINI` that the legacy ``parameters`` field needs.
 
     Raises:
-        ConfigurationError: when the schema's root is not an object.
+        ConfigurationError: when the projection rejects the schema (before any I/O).
     """
-    schema = dict(tool.parameters)
-    if str(schema.get("type", "object")).lower() != "object":
+    projected = project_tool(tool, VendorPolicy.OPENAI)
+    if isinstance(projected, Rejected):
         raise ConfigurationError(
-            f"tool {tool.name!r}: Gemini function parameters must be an object schema"
+            f"tool {tool.name!r} cannot be offered to Gemini: {projected.reason}"
         )
-    return schema
+    return projected
 
 
 def build_tools(request: ModelRequest) -> list[types.Tool]:
@@ -237,9 +239,9 @@ def build_tools(request: ModelRequest) -> list[types.Tool]:
                     types.FunctionDeclaration(
                         name=t.name,
                         description=t.description,
-                        parameters_json_schema=_project_parameters(t),
+                        parameters_json_schema=dict(t.parameters),
                     )
-                    for t in request.tools
+                    for t in map(project, request.tools)
                 ]
             )
         )

@@ -22,6 +22,7 @@ def provider_for_cassette(
     *,
     vertex: VertexTarget | None = None,
     include_thoughts: bool = True,
+    streaming: bool | None = None,
 ) -> GoogleProvider:
     """A provider whose HTTP traffic is served by ``cassette`` (no network).
 
@@ -32,11 +33,18 @@ def provider_for_cassette(
         cassette: The loaded cassette.
         vertex: Replay Vertex AI traffic (``*-aiplatform.googleapis.com``) instead.
         include_thoughts: Passed to :class:`GoogleProvider`.
+        streaming: Use ``streamGenerateContent`` for :meth:`GoogleProvider.stream`; None picks it
+            when every model call in the cassette was recorded as Server-Sent Events.
     """
+    if streaming is None:
+        calls = [i for i in cassette.interactions if i.path.endswith("GenerateContent")]
+        calls += [i for i in cassette.interactions if i.path.endswith(":generateContent")]
+        streaming = bool(calls) and all(i.is_stream for i in calls)
     client = httpx.AsyncClient(transport=cassette.transport())
     return GoogleProvider(
         api_key="replay-key",
         http_client=client,
         vertex=vertex,
         include_thoughts=include_thoughts,
+        streaming=streaming,
     )
