@@ -20,8 +20,8 @@ def estimate_cost(model: str, usage: Usage) -> Decimal | None:
     price) is unknown to ``genai-prices``.
 
     Example:
-        >>> estimate_cost("claude-sonnet-4-5", Usage(input_tokens=1_000_000))
-        Decimal('3')
+        >>> estimate_cost("claude-sonnet-4-5", Usage(input_tokens=100_000))
+        Decimal('0.30')
     """
     if not model:
         return None
