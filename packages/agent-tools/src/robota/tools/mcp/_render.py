@@ -1,0 +1,106 @@
+"""MCP ``tools/call`` results as Robota tool results (MCP spec 2025-11-25, "Tool Result").
+
+Text content becomes a :class:`TextPart`; image and audio content a :class:`MediaPart` with the
+decoded bytes; an embedded text resource a text part headed by its URI; an embedded blob a media
+part (kind from its MIME type); a resource link a text line naming it. ``structuredContent`` is
+added as JSON text unless a text block already carries the same JSON value (servers SHOULD mirror
+it, per the spec's "Structured Content"). ``isError`` sets ``ToolReturn.is_error``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Any
+
+from mcp.types import (
+    AudioContent,
+    BlobResourceContents,
+    CallToolResult,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    TextContent,
+    TextResourceContents,
+)
+from robota.core.messages import MediaKind, MediaPart, TextPart
+from robota.core.tools.base import ToolReturn
+
+__all__ = ["render_result"]
+
+
+def _media_kind(mime_type: str | None) -> MediaKind:
+    major = (mime_type or "").split("/", 1)[0]
+    if major == "image":
+        return "image"
+    if major == "audio":
+        return "audio"
+    if mime_type in ("application/pdf", "text/plain", "text/html", "text/markdown"):
+        return "document"
+    return "binary"
+
+
+def _decode(data: str) -> bytes | None:
+    try:
+        return base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _same_json(text: str, value: Any) -> bool:
+    try:
+        return bool(json.loads(text) == value)
+    except ValueError:
+        return False
+
+
+def render_result(result: CallToolResult) -> ToolReturn:
+    """Convert one MCP tool result.
+
+    Args:
+        result: The SDK's parsed ``CallToolResult``.
+
+    Returns:
+        A :class:`ToolReturn` with one part per content block (base64 that does not decode
+        becomes a text part saying so), plus the structured content as JSON text when present
+        and not mirrored; ``is_error`` copied from ``isError``.
+    """
+    parts: list[TextPart | MediaPart] = []
+    for block in result.content:
+        if isinstance(block, TextContent):
+            parts.append(TextPart(text=block.text))
+        elif isinstance(block, ImageContent | AudioContent):
+            data = _decode(block.data)
+            kind: MediaKind = "image" if isinstance(block, ImageContent) else "audio"
+            if data is None:
+                parts.append(TextPart(text=f"[{kind} with invalid base64 data omitted]"))
+            else:
+                parts.append(MediaPart(media_kind=kind, media_type=block.mime_type, data=data))
+        elif isinstance(block, EmbeddedResource):
+            resource = block.resource
+            if isinstance(resource, TextResourceContents):
+                parts.append(TextPart(text=f"[resource {resource.uri}]\n{resource.text}"))
+            elif isinstance(resource, BlobResourceContents):
+                data = _decode(resource.blob)
+                mime = resource.mime_type or "application/octet-stream"
+                if data is None:
+                    parts.append(TextPart(text=f"[resource {resource.uri}: invalid base64]"))
+                else:
+                    parts.append(
+                        MediaPart(
+                            media_kind=_media_kind(mime),
+                            media_type=mime,
+                            data=data,
+                            name=str(resource.uri),
+                        )
+                    )
+        elif isinstance(block, ResourceLink):
+            description = f" - {block.description}" if block.description else ""
+            parts.append(TextPart(text=f"[resource link {block.name}: {block.uri}]{description}"))
+    structured = result.structured_content
+    if structured is not None and not any(
+        isinstance(p, TextPart) and _same_json(p.text, structured) for p in parts
+    ):
+        parts.append(TextPart(text=json.dumps(structured, ensure_ascii=False, default=str)))
+    return ToolReturn(content=tuple(parts), is_error=result.is_error)

@@ -1,0 +1,202 @@
+"""MCP toolsets: several MCP servers' tools as Robota tools (seed 002, "MCP toolsets"; seed
+004, MCP bootstrap and ``warmup()``).
+
+:class:`McpToolset` owns one anyio task group; each server connection runs in its own task there
+(see :mod:`robota.tools.mcp._connection`), so several servers can be connected at once without
+cancel-scope errors. Nothing starts until first use: :meth:`McpToolset.tools`,
+:meth:`McpToolset.warmup` or a tool call connects. A server that fails to start, initialize or
+list is reported (an :class:`~robota.tools.mcp.events.McpServerFailed` event, a log warning and
+an entry in :attr:`McpToolset.failures`) and the others carry on.
+
+Example:
+    .. code-block:: python
+
+        servers = parse_server_configs(settings["mcp_servers"])
+        async with McpToolset(servers) as toolset:
+            agent = Agent(provider, tools=[*builtin_tools, *await toolset.tools()])
+            result = await agent.run("...")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Self
+
+import anyio
+import anyio.abc
+from mcp.types import CallToolResult
+from robota.core.events import EventSink, emit_all
+from robota.core.tools.base import Tool
+from robota.tools.mcp._connection import ServerConnection
+from robota.tools.mcp.config import HttpServerConfig, StdioServerConfig
+from robota.tools.mcp.errors import McpServerError
+from robota.tools.mcp.events import McpServerConnected, McpServerFailed
+from robota.tools.mcp.tool import McpTool
+
+__all__ = ["McpServerFailure", "McpToolset"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class McpServerFailure:
+    """A server that could not be used.
+
+    Attributes:
+        server: The configured server name.
+        error: Exception type and message.
+    """
+
+    server: str
+    error: str
+
+
+class McpToolset:
+    """The tools of several MCP servers, connected lazily and closed together.
+
+    Args:
+        servers: Server configurations (names must be unique).
+        sinks: Event sinks receiving ``mcp.server_connected`` / ``mcp.server_failed``.
+
+    Use as ``async with McpToolset(servers) as toolset:`` (or ``await toolset.__aenter__()``
+    and ``await toolset.aclose()`` from the same task): the task group holding the connections
+    lives between the two.
+
+    Raises:
+        McpServerError: (constructor) for duplicate server names.
+    """
+
+    def __init__(
+        self,
+        servers: Sequence[StdioServerConfig | HttpServerConfig],
+        *,
+        sinks: Sequence[EventSink] = (),
+    ) -> None:
+        self._connections: dict[str, ServerConnection] = {}
+        for config in servers:
+            if config.name in self._connections:
+                raise McpServerError(
+                    f"two MCP servers are named {config.name!r}", server=config.name
+                )
+            self._connections[config.name] = ServerConnection(config)
+        self.sinks = tuple(sinks)
+        self.failures: list[McpServerFailure] = []
+        """Servers that could not be used, in the order they failed."""
+        self._tools: dict[str, list[McpTool]] = {}
+        self._task_group: anyio.abc.TaskGroup | None = None
+        self._closed = False
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    async def __aenter__(self) -> Self:
+        if self._task_group is not None or self._closed:
+            raise RuntimeError("an McpToolset can be entered once")
+        task_group = anyio.create_task_group()
+        await task_group.__aenter__()
+        self._task_group = task_group
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close every connection (stdio children are stopped and reaped) and the task group.
+
+        Best-effort and idempotent; call from the task that entered the toolset.
+        """
+        if self._closed:
+            return
+        self._closed = True
+        with anyio.CancelScope(shield=True):
+            for connection in self._connections.values():
+                connection.request_close()
+            for connection in self._connections.values():
+                await connection.close()
+        # The task group's own scope must be the innermost one when it exits (same task as
+        # __aenter__), so it is left outside the shield above.
+        task_group, self._task_group = self._task_group, None
+        if task_group is not None:
+            task_group.cancel_scope.cancel()
+            await task_group.__aexit__(None, None, None)
+
+    # --- connecting ------------------------------------------------------------------------
+
+    def _group(self) -> anyio.abc.TaskGroup:
+        if self._closed:
+            raise RuntimeError("the McpToolset is closed")
+        if self._task_group is None:
+            raise RuntimeError("enter the McpToolset first: `async with McpToolset(...)`")
+        return self._task_group
+
+    async def _connect(self, connection: ServerConnection) -> bool:
+        if connection.state == "idle":
+            connection.state = "connecting"
+            self._group().start_soon(connection.serve, name=f"mcp:{connection.name}")
+            ready = await connection.wait_ready()
+            self._settle(connection, ready)
+            return ready
+        if connection.state == "connecting":
+            return await connection.wait_ready()
+        return connection.state == "ready"
+
+    def _settle(self, connection: ServerConnection, ready: bool) -> None:
+        config = connection.config
+        if not ready:
+            error = connection.error
+            text = "unknown error" if error is None else f"{type(error).__name__}: {error}"
+            self.failures.append(McpServerFailure(server=config.name, error=text))
+            emit_all(self.sinks, McpServerFailed(server=config.name, error=text))
+            return
+        tools: list[McpTool] = []
+        names: set[str] = set()
+        for info in connection.tools:
+            if not config.offers(info.name):
+                continue
+            tool = McpTool(
+                server=config.name,
+                info=info,
+                call_server=self._call,
+                risk=config.tool_risk.get(info.name),
+                timeout=config.call_timeout,
+            )
+            if tool.name not in names:
+                names.add(tool.name)
+                tools.append(tool)
+        self._tools[config.name] = tools
+        emit_all(self.sinks, McpServerConnected(server=config.name, tool_names=tuple(names)))
+
+    async def warmup(self) -> None:
+        """Connect every configured server now, concurrently (idempotent and safe to call
+        from several tasks). Failures are reported, never raised.
+
+        Raises:
+            RuntimeError: when the toolset was not entered or is closed.
+        """
+        self._group()
+        async with anyio.create_task_group() as group:
+            for connection in self._connections.values():
+                group.start_soon(self._connect, connection)
+
+    async def tools(self) -> list[Tool]:
+        """The tools of every server that connected (connecting first, see :meth:`warmup`),
+        filtered by each server's enabled/disabled lists, in configuration then listing
+        order."""
+        await self.warmup()
+        return [tool for name in self._connections for tool in self._tools.get(name, [])]
+
+    @property
+    def servers(self) -> dict[str, str]:
+        """Each configured server's state: ``idle``, ``connecting``, ``ready``, ``failed`` or
+        ``closed``."""
+        return {name: c.state for name, c in self._connections.items()}
+
+    async def _call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallToolResult:
+        connection = self._connections[server]
+        if not await self._connect(connection):
+            raise RuntimeError(f"MCP server {server!r} is not available ({connection.state})")
+        return await connection.call_tool(tool, arguments)
