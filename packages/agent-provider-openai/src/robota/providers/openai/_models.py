@@ -243,6 +243,8 @@ def resolve_effort(
 
     Example:
         >>> resolve_effort("gpt-5.1", "minimal").native_value
+        'none'
+        >>> resolve_effort("o3", "minimal").native_value
         'low'
         >>> resolve_effort("gpt-4o", "high").disposition
         'not_applied'
