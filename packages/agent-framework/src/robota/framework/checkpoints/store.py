@@ -1,0 +1,318 @@
+"""Edit checkpoints: what every tool-written file looked like before a turn (seed 003, "edit
+checkpointing"; issue: "every file a tool writes can be restored to its state before the turn").
+
+A :class:`CheckpointStore` keeps, per turn, the first-seen state of each file a tool was about
+to write: its bytes and permission bits, or the fact that it did not exist. It lives in memory,
+or — when the host names a folder — also on disk in owner-only files (``robota.core.host``
+owner-only store), so checkpoints survive a restart. The store never picks a folder itself
+(seed 003: "an omitted storage root fails before any filesystem write — never an ambient
+default"; here an omitted folder means memory only).
+
+Disk layout under the host's folder: one directory per turn named by its sequence number
+(``000001``), holding ``manifest.json`` (turn id and file list) and one ``<n>.bin`` blob per
+existing file. Every directory is 0700, every file 0600.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+import pydantic
+from robota.core.errors import ErrorCategory, RobotaError
+from robota.core.host.owner_only import ensure_private_dir, read_private_file, write_private_file
+
+__all__ = [
+    "Checkpoint",
+    "CheckpointNotFoundError",
+    "CheckpointStore",
+    "CheckpointStoreError",
+    "RestoreReport",
+]
+
+
+class CheckpointNotFoundError(RobotaError):
+    """No checkpoint was recorded for that turn id (or it was already restored)."""
+
+    code = "checkpoint_not_found"
+    default_category = ErrorCategory.USER
+
+
+class CheckpointStoreError(RobotaError):
+    """A checkpoint folder holds a manifest that cannot be read (never silently ignored)."""
+
+    code = "checkpoint_store_corrupt"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Checkpoint:
+    """One turn's checkpoint as listed by :meth:`CheckpointStore.list`.
+
+    Attributes:
+        turn_id: The host's turn id.
+        paths: Absolute paths of the files recorded, in first-touch order.
+    """
+
+    turn_id: str
+    paths: tuple[Path, ...]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RestoreReport:
+    """What :meth:`CheckpointStore.restore` changed.
+
+    Attributes:
+        turn_id: The turn rewound to (its start).
+        restored: Files written back with their earlier bytes and mode.
+        deleted: Files removed because they did not exist before the turn.
+        undone_turns: Turn ids whose checkpoints were consumed, oldest first.
+    """
+
+    turn_id: str
+    restored: tuple[Path, ...]
+    deleted: tuple[Path, ...]
+    undone_turns: tuple[str, ...]
+
+
+class _FileRecord(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="forbid", frozen=True)
+    path: str
+    existed: bool
+    mode: int | None = None
+    blob: str | None = None
+
+
+class _Manifest(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="forbid")
+    turn_id: str
+    files: list[_FileRecord] = pydantic.Field(default_factory=list[_FileRecord])
+
+
+@dataclass(kw_only=True, slots=True)
+class _Snapshot:
+    existed: bool
+    mode: int | None = None
+    data: bytes | None = None
+    blob: Path | None = None
+
+    def content(self) -> bytes:
+        if self.data is not None:
+            return self.data
+        assert self.blob is not None
+        return read_private_file(self.blob)
+
+
+@dataclass(kw_only=True, slots=True)
+class _Turn:
+    turn_id: str
+    files: dict[Path, _Snapshot]
+    folder: Path | None = None
+
+
+class CheckpointStore:
+    """Per-turn snapshots of tool-written files.
+
+    Args:
+        folder: Host-named directory to persist checkpoints in (created owner-only; existing
+            checkpoints in it are loaded). None keeps them in memory only.
+
+    Raises:
+        InsecurePermissionsError: ``folder`` exists but is readable by others.
+        CheckpointStoreError: a manifest in ``folder`` cannot be parsed.
+
+    Example:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> target = Path(tempfile.mkdtemp()) / "notes.txt"
+        >>> _ = target.write_text("before")
+        >>> store = CheckpointStore()
+        >>> store.begin_turn("turn-1")
+        >>> store.snapshot(target)
+        True
+        >>> _ = target.write_text("after")
+        >>> _ = store.restore("turn-1")
+        >>> target.read_text()
+        'before'
+    """
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder = folder
+        self._turns: dict[str, _Turn] = {}
+        self._current: str | None = None
+        self._sequence = 0
+        if folder is not None:
+            ensure_private_dir(folder)
+            self._load(folder)
+
+    @property
+    def current_turn(self) -> str | None:
+        """The turn :meth:`begin_turn` opened last, or None."""
+        return self._current
+
+    def begin_turn(self, turn_id: str) -> None:
+        """Open ``turn_id``: later snapshots without an explicit turn go to it. Re-opening a
+        known turn continues it (a file already recorded keeps its first snapshot)."""
+        self._current = turn_id
+        self._turn(turn_id)
+
+    def snapshot(self, path: Path, turn_id: str | None = None) -> bool:
+        """Record ``path``'s current state for the turn, once per turn.
+
+        Args:
+            path: Absolute path of the file a tool is about to write.
+            turn_id: The turn (default: :attr:`current_turn`).
+
+        Returns:
+            True when recorded now; False when the turn already holds this path or ``path``
+            is something other than a regular file or nothing (e.g. a directory).
+
+        Raises:
+            ValueError: no turn given and none begun; ``path`` is relative.
+            OSError: the file exists but cannot be read.
+        """
+        turn_key = turn_id if turn_id is not None else self._current
+        if turn_key is None:
+            raise ValueError("no turn: call begin_turn() or pass turn_id")
+        if not path.is_absolute():
+            raise ValueError(f"checkpoint paths must be absolute, got {path}")
+        turn = self._turn(turn_key)
+        if path in turn.files:
+            return False
+        try:
+            info = path.stat()
+        except FileNotFoundError:
+            turn.files[path] = _Snapshot(existed=False)
+        else:
+            if not stat.S_ISREG(info.st_mode):
+                return False
+            data = path.read_bytes()
+            mode = stat.S_IMODE(info.st_mode)
+            snap = _Snapshot(existed=True, mode=mode, data=data)
+            if turn.folder is not None:
+                blob = turn.folder / f"{len(turn.files)}.bin"
+                write_private_file(blob, data)
+                snap = _Snapshot(existed=True, mode=mode, blob=blob)
+            turn.files[path] = snap
+        self._save(turn)
+        return True
+
+    def list(self) -> tuple[Checkpoint, ...]:
+        """Every turn with its recorded paths, oldest first (turns with no files included)."""
+        return tuple(
+            Checkpoint(turn_id=t.turn_id, paths=tuple(t.files)) for t in self._turns.values()
+        )
+
+    def restore(self, turn_id: str) -> RestoreReport:
+        """Put every file touched in ``turn_id`` or any later turn back to its state before
+        ``turn_id`` (the earliest snapshot of each path wins), deleting files that did not exist
+        then. Those turns' checkpoints are consumed (removed from memory and disk).
+
+        Parent directories a tool created are left in place.
+
+        Raises:
+            CheckpointNotFoundError: no checkpoint for ``turn_id``.
+            OSError: a file could not be written back (files already restored stay restored).
+        """
+        if turn_id not in self._turns:
+            raise CheckpointNotFoundError(f"no checkpoint for turn {turn_id!r}")
+        order = list(self._turns)
+        undone = order[order.index(turn_id) :]
+        earliest: dict[Path, _Snapshot] = {}
+        for key in undone:
+            for path, snap in self._turns[key].files.items():
+                earliest.setdefault(path, snap)
+        restored: list[Path] = []
+        deleted: list[Path] = []
+        for path, snap in earliest.items():
+            if snap.existed:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(snap.content())
+                if snap.mode is not None:
+                    path.chmod(snap.mode)
+                restored.append(path)
+            elif path.is_file() or path.is_symlink():
+                path.unlink()
+                deleted.append(path)
+        for key in undone:
+            turn = self._turns.pop(key)
+            if turn.folder is not None:
+                shutil.rmtree(turn.folder, ignore_errors=True)
+        if self._current in undone:
+            self._current = None
+        return RestoreReport(
+            turn_id=turn_id,
+            restored=tuple(restored),
+            deleted=tuple(deleted),
+            undone_turns=tuple(undone),
+        )
+
+    def discard(self, turn_id: str) -> None:
+        """Forget ``turn_id``'s checkpoint without restoring anything (no error if unknown)."""
+        turn = self._turns.pop(turn_id, None)
+        if turn is not None and turn.folder is not None:
+            shutil.rmtree(turn.folder, ignore_errors=True)
+        if self._current == turn_id:
+            self._current = None
+
+    # --- internals ------------------------------------------------------------------------
+
+    def _turn(self, turn_id: str) -> _Turn:
+        turn = self._turns.get(turn_id)
+        if turn is None:
+            self._sequence += 1
+            folder = None
+            if self.folder is not None:
+                folder = self.folder / f"{self._sequence:06d}"
+                ensure_private_dir(folder)
+            turn = _Turn(turn_id=turn_id, files={}, folder=folder)
+            self._turns[turn_id] = turn
+            self._save(turn)
+        return turn
+
+    def _save(self, turn: _Turn) -> None:
+        if turn.folder is None:
+            return
+        manifest = _Manifest(
+            turn_id=turn.turn_id,
+            files=[
+                _FileRecord(
+                    path=os.fspath(path),
+                    existed=snap.existed,
+                    mode=snap.mode,
+                    blob=snap.blob.name if snap.blob is not None else None,
+                )
+                for path, snap in turn.files.items()
+            ],
+        )
+        write_private_file(turn.folder / "manifest.json", manifest.model_dump_json().encode())
+
+    def _load(self, folder: Path) -> None:
+        for entry in sorted(folder.iterdir()):
+            if not (entry.is_dir() and entry.name.isdigit()):
+                continue
+            manifest_path = entry / "manifest.json"
+            try:
+                manifest = _Manifest.model_validate_json(read_private_file(manifest_path))
+            except (OSError, pydantic.ValidationError) as exc:
+                raise CheckpointStoreError(
+                    f"checkpoint manifest {manifest_path} cannot be read: {exc}"
+                ) from exc
+            files: dict[Path, _Snapshot] = {}
+            for record in manifest.files:
+                if record.existed and record.blob is None:
+                    raise CheckpointStoreError(
+                        f"checkpoint manifest {manifest_path} lists {record.path} without content"
+                    )
+                blob = entry / record.blob if record.blob is not None else None
+                files[Path(record.path)] = _Snapshot(
+                    existed=record.existed, mode=record.mode, blob=blob
+                )
+            self._turns[manifest.turn_id] = _Turn(
+                turn_id=manifest.turn_id, files=files, folder=entry
+            )
+            with contextlib.suppress(ValueError):
+                self._sequence = max(self._sequence, int(entry.name))
