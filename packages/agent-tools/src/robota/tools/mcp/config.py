@@ -110,11 +110,17 @@ _ADAPTER: TypeAdapter[StdioServerConfig | HttpServerConfig] = TypeAdapter(McpSer
 
 
 def parse_server_configs(data: object) -> list[StdioServerConfig | HttpServerConfig]:
-    """Parse a list of server configurations (e.g. from a settings file).
+    """Parse a list of server configurations (e.g. from a settings file). An entry without
+    ``transport`` is ``"http"`` when it has a ``url``, else ``"stdio"``.
 
     Raises:
         pydantic.ValidationError: when an entry is malformed.
     """
     if not isinstance(data, list):
         raise TypeError("MCP server configuration must be a list")
-    return [_ADAPTER.validate_python(item) for item in data]
+    configs: list[StdioServerConfig | HttpServerConfig] = []
+    for item in data:
+        if isinstance(item, dict) and "transport" not in item:
+            item = {**item, "transport": "http" if "url" in item else "stdio"}
+        configs.append(_ADAPTER.validate_python(item))
+    return configs
