@@ -43,6 +43,11 @@ class IgnoreStack:
             lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:
             return self
+        return self.with_lines(relative, lines)
+
+    def with_lines(self, relative: str, lines: list[str]) -> IgnoreStack:
+        """Return the stack with a ``.gitignore`` of ``lines`` in directory ``relative``
+        (``""`` for the root) added as the deepest level."""
         return IgnoreStack(
             (*self._levels, _Level(base=relative, spec=GitIgnoreSpec.from_lines(lines)))
         )

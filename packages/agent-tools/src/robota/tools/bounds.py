@@ -26,6 +26,7 @@ __all__ = [
     "OutputBounds",
     "bound_text",
     "cut_utf8",
+    "head_tail_lines",
 ]
 
 
@@ -126,6 +127,17 @@ def bound_text(text: str, bounds: OutputBounds = DEFAULT_BOUNDS, *, hint: str = 
     return BoundedText(
         text="\n".join([*kept, note]), truncated=True, shown_lines=shown, total_lines=total
     )
+
+
+def head_tail_lines(text: str, max_lines: int) -> str:
+    """Keep the first and last ``max_lines // 2`` lines of ``text``, with a marker line saying
+    how many lines were dropped between them (for command output, whose end matters)."""
+    lines = text.splitlines()
+    if len(lines) <= max_lines:
+        return text
+    half = max(1, max_lines // 2)
+    dropped = len(lines) - 2 * half
+    return "\n".join([*lines[:half], f"[... {dropped} lines omitted ...]", *lines[-half:]])
 
 
 class HeadTailBuffer:

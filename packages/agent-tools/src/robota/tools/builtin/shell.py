@@ -26,7 +26,13 @@ from robota.core.tools.base import (
     ToolOutput,
     ToolReturn,
 )
-from robota.tools.bounds import DEFAULT_BOUNDS, HeadTailBuffer, OutputBounds, bound_text
+from robota.tools.bounds import (
+    DEFAULT_BOUNDS,
+    HeadTailBuffer,
+    OutputBounds,
+    bound_text,
+    head_tail_lines,
+)
 from robota.tools.builtin._base import BuiltinTool
 from robota.tools.builtin._process import DEFAULT_KILL_GRACE, fresh_environment, terminate_group
 from robota.tools.builtin.background import BackgroundShells, BackgroundStatus
@@ -166,8 +172,7 @@ class ShellTool(BuiltinTool[ShellArgs]):
                 await terminate_group(process.pid, grace=self.kill_grace)
                 await process.wait()
                 await process.aclose()
-        output = buffer.text().rstrip("\n")
-        shown = bound_text(output, self.bounds).text if output else "(no output)"
+        shown = self._render(buffer)
         if deadline.cancelled_caught:
             return ToolReturn.text(
                 f"{shown}\n[timed out after {timeout:g} s; the command's process group was killed]",
@@ -175,6 +180,19 @@ class ShellTool(BuiltinTool[ShellArgs]):
             )
         code = process.returncode
         return ToolReturn.text(f"{shown}\n[exit code: {code}]", is_error=code != 0)
+
+    def _render(self, buffer: HeadTailBuffer) -> str:
+        output = buffer.text().rstrip("\n")
+        if not output:
+            return "(no output)"
+        output = head_tail_lines(output, self.bounds.max_lines)
+        # Bytes are already bounded by the buffer (head and tail kept); cut long lines only.
+        relaxed = OutputBounds(
+            max_bytes=self.bounds.max_bytes + 1024,
+            max_lines=self.bounds.max_lines + 1,
+            max_line_chars=self.bounds.max_line_chars,
+        )
+        return bound_text(output, relaxed).text
 
 
 class ShellOutputArgs(BaseModel):
