@@ -10,6 +10,7 @@ import pytest
 from robota.core.capabilities import HostedTool, StructuredOutputTransport
 from robota.core.errors import (
     ConfigurationError,
+    InternalServerError,
     UnsupportedCapabilityError,
     UnsupportedSettingError,
 )
@@ -407,3 +408,37 @@ async def test_payloads_are_reported_in_order() -> None:
     first = seen[0].payload
     assert isinstance(first, dict)
     assert first["model"] == "gpt-4o"
+
+
+@pytest.mark.anyio
+async def test_error_inside_the_stream_is_classified_after_the_text_so_far() -> None:
+    error = {"error": {"message": "overloaded", "type": "server_error", "code": "server_error"}}
+    rec = Recorder(sse(chunk({"content": "par"}), error))
+    seen: list[str] = []
+
+    async def consume() -> None:
+        async for event in provider(rec).stream(
+            ModelRequest(model="gpt-4o", messages=(UserMessage.of("x"),))
+        ):
+            if isinstance(event, TextDelta):
+                seen.append(event.text)
+
+    with pytest.raises(InternalServerError) as info:
+        await consume()
+    assert seen == ["par"]
+    assert info.value.vendor_type == "server_error"
+    assert info.value.recoverable is True
+
+
+@pytest.mark.anyio
+async def test_tool_choice_is_not_sent_without_tools() -> None:
+    rec = Recorder(httpx.Response(200, json=COMPLETION))
+    await provider(rec).complete(
+        ModelRequest(
+            model="gpt-4o",
+            messages=(UserMessage.of("x"),),
+            settings=ModelSettings(tool_choice="none"),
+        )
+    )
+    assert "tool_choice" not in rec.bodies[0]
+    assert "tools" not in rec.bodies[0]

@@ -252,7 +252,8 @@ def _tool_choice(
 ) -> None:
     settings = request.settings
     choice = settings.tool_choice
-    if choice is not None and (request.tools or choice == "none"):
+    # OpenAI rejects tool_choice without tools; with no tools offered "none" is implied.
+    if choice is not None and request.tools:
         if isinstance(choice, ToolChoiceName):
             body["tool_choice"] = {"type": "function", "function": {"name": choice.name}}
         else:

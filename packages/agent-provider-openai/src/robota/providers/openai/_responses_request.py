@@ -206,7 +206,7 @@ def build_responses_call(
     if tools:
         body["tools"] = tools
     choice = settings.tool_choice
-    if choice is not None and (tools or choice == "none"):
+    if choice is not None and tools:
         body["tool_choice"] = (
             {"type": "function", "name": choice.name}
             if isinstance(choice, ToolChoiceName)
