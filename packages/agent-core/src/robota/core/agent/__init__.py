@@ -4,6 +4,7 @@ from robota.core.agent.agent import Agent
 from robota.core.agent.events import (
     ContextGuardTripped,
     HistoryCommitted,
+    HistoryRepaired,
     ModelResponded,
     ModelTextDelta,
     ModelThinkingDelta,
@@ -19,21 +20,31 @@ from robota.core.agent.events import (
     ToolCallStarted,
     ToolProgress,
 )
+from robota.core.agent.pairing import (
+    INTERRUPTED_RESULT_TEXT,
+    HistoryProcessor,
+    PairingRepair,
+    repair_pairing,
+)
 from robota.core.agent.result import RunResult
 from robota.core.agent.stream import AgentStream
 from robota.core.agent.texts import AgentTexts
 
 __all__ = [
+    "INTERRUPTED_RESULT_TEXT",
     "Agent",
     "AgentStream",
     "AgentTexts",
     "ContextGuardTripped",
     "HistoryCommitted",
+    "HistoryProcessor",
+    "HistoryRepaired",
     "ModelResponded",
     "ModelTextDelta",
     "ModelThinkingDelta",
     "ModelToolCallDelta",
     "OutputValidationFailed",
+    "PairingRepair",
     "RoundCompleted",
     "RoundStarted",
     "RunCompleted",
@@ -44,4 +55,5 @@ __all__ = [
     "ToolCallSkipped",
     "ToolCallStarted",
     "ToolProgress",
+    "repair_pairing",
 ]

@@ -18,21 +18,30 @@ from typing import Any
 
 import anyio
 import anyio.lowlevel
+from robota.core.agent._continuation import checked_checkpoint
 from robota.core.agent.batch import ToolRunner
 from robota.core.agent.context import ContextTracker
 from robota.core.agent.events import HistoryCommitted
 from robota.core.agent.history import History
 from robota.core.agent.output import OutputSpec
+from robota.core.agent.pairing import HistoryProcessor
 from robota.core.agent.result import RunResult
 from robota.core.agent.run import RunSpec, execute_run
 from robota.core.agent.stream import AgentStream
 from robota.core.agent.texts import AgentTexts
 from robota.core.cancellation import CancelToken
-from robota.core.errors import AgentClosedError, ConfigurationError, RunCancelledError
+from robota.core.errors import (
+    AgentClosedError,
+    ConfigurationError,
+    JournalError,
+    RunCancelledError,
+)
 from robota.core.events import Event, EventSink, OwnerPath, emit_all
 from robota.core.gate import ToolGate
+from robota.core.journal.checkpoint import Checkpoint, ContinuationError
+from robota.core.journal.port import Journal, JournalRun
 from robota.core.messages import JsonValue, Message, ToolCallPart, ToolResultPart, UserMessage
-from robota.core.provider import Provider
+from robota.core.provider import PayloadCallback, Provider
 from robota.core.settings import ModelSettings, merge_settings
 from robota.core.tools.base import Tool
 
@@ -68,6 +77,16 @@ class Agent:
         context_threshold: Fraction of the context window above which a request is refused.
         tool_result_threshold: Fraction above which later tool results of a batch are replaced.
         texts: Model-facing texts (neutral defaults).
+        journal: An execution journal the host owns exclusively (seed 000, "Execution Journal
+            and Continuation"). Each run then records its checkpoint before the first model
+            call, every response before use, every tool effect (start with the arguments it
+            runs with, then its result) and its outcome; a failed write fails the run with
+            :class:`~robota.core.errors.JournalError`. See :meth:`continue_run`.
+        history_processors: Pure functions ``(messages) -> tuple[Message, ...]`` applied in
+            order to the provider-facing view of every request (never to the history itself);
+            the pairing repair always runs after them.
+        on_payload: Native request/response payload callback put on every
+            :class:`~robota.core.provider.ModelRequest` (replay capture).
 
     Raises:
         ConfigurationError: no model given and the provider has no default; duplicate tool
@@ -102,6 +121,9 @@ class Agent:
         context_threshold: float = 0.95,
         tool_result_threshold: float = 0.9,
         texts: AgentTexts | None = None,
+        journal: Journal | None = None,
+        history_processors: Sequence[HistoryProcessor] = (),
+        on_payload: PayloadCallback | None = None,
     ) -> None:
         resolved = model or provider.default_model
         if not resolved:
@@ -122,6 +144,9 @@ class Agent:
         self.context_threshold = context_threshold
         self.tool_result_threshold = tool_result_threshold
         self.texts = texts or AgentTexts()
+        self.journal = journal
+        self.history_processors = tuple(history_processors)
+        self.on_payload = on_payload
         self._tools: dict[str, Tool] = {}
         for tool in tools:
             if tool.name in self._tools:
@@ -201,6 +226,7 @@ class Agent:
         max_rounds: int | None = None,
         deps: Any = None,
         cancel: CancelToken | None = None,
+        run_id: str | None = None,
     ) -> RunResult:
         """Run ``prompt`` to its end and return the :class:`RunResult`.
 
@@ -214,6 +240,8 @@ class Agent:
             max_rounds: Round budget for this run (0: no cap; None: the agent's).
             deps: Dependencies for tool bodies (None: the agent's).
             cancel: The run's cancellation signal.
+            run_id: The run's id (None: a fresh ``run_<hex>`` id); a host names it to find the
+                run in its journal later.
 
         Raises:
             AgentClosedError: the agent was closed.
@@ -222,7 +250,7 @@ class Agent:
             RobotaError: see :func:`robota.core.agent.run.execute_run`.
         """
         return await self._run(
-            prompt, output_type, settings, max_rounds, deps, cancel or CancelToken(), None
+            prompt, output_type, settings, max_rounds, deps, cancel or CancelToken(), None, run_id
         )
 
     def stream(
@@ -234,6 +262,7 @@ class Agent:
         max_rounds: int | None = None,
         deps: Any = None,
         cancel: CancelToken | None = None,
+        run_id: str | None = None,
     ) -> AgentStream:
         """Like :meth:`run`, streaming events: ``async with agent.stream(p) as s: async for e
         in s: ...`` then ``s.result``. The run takes its FIFO slot when iteration starts.
@@ -246,7 +275,9 @@ class Agent:
             cancel.on_cancel(lambda: own.cancel(cancel.reason))
 
         async def start(send: Any, token: CancelToken) -> RunResult:
-            return await self._run(prompt, output_type, settings, max_rounds, deps, token, send)
+            return await self._run(
+                prompt, output_type, settings, max_rounds, deps, token, send, run_id
+            )
 
         return AgentStream(start, own)
 
@@ -258,6 +289,7 @@ class Agent:
         settings: ModelSettings | None = None,
         max_rounds: int | None = None,
         deps: Any = None,
+        run_id: str | None = None,
     ) -> RunResult:
         """Run :meth:`run` in a new event loop (``anyio.run``).
 
@@ -280,8 +312,53 @@ class Agent:
             settings=settings,
             max_rounds=max_rounds,
             deps=deps,
+            run_id=run_id,
         )
         return anyio.run(call)
+
+    def _spec(
+        self,
+        *,
+        output: OutputSpec | None,
+        settings: ModelSettings,
+        max_rounds: int,
+        deps: Any,
+        run_id: str | None,
+        recorded: JournalRun | None = None,
+    ) -> RunSpec:
+        return RunSpec(
+            provider=self.provider,
+            model=self.model,
+            history=self._history,
+            tracker=self._tracker,
+            offered_tools=self._offered_tools,
+            gates=self.gates,
+            texts=self.texts,
+            emit=self._emit,
+            owner=self._owner,
+            settings=settings,
+            output=output,
+            output_retries=self.output_retries,
+            max_rounds=max_rounds,
+            deps=self.deps if deps is None else deps,
+            max_parallel_tools=self.max_parallel_tools,
+            identical_limit=self.max_identical_tool_calls or None,
+            unknown_tool_rounds=self.unknown_tool_rounds,
+            context_threshold=self.context_threshold,
+            tool_result_threshold=self.tool_result_threshold,
+            run_id=run_id,
+            journal=self.journal,
+            recorded=recorded,
+            history_processors=self.history_processors,
+            on_payload=self.on_payload,
+        )
+
+    def _refuse_if(self, cancel: CancelToken) -> None:
+        if cancel.cancelled:
+            reason = cancel.reason
+            if isinstance(reason, RunCancelledError):
+                raise reason
+            raise RunCancelledError("the run was cancelled before it started", reason=reason)
 
     async def _run(
         self,
@@ -292,38 +369,33 @@ class Agent:
         deps: Any,
         cancel: CancelToken,
         send: Any,
+        run_id: str | None = None,
     ) -> RunResult:
         if self._closed:
             raise AgentClosedError(f"agent {self.name!r} is closed; it accepts no new runs")
         kind = output_type if output_type is not None else self.output_type
-        spec = RunSpec(
-            provider=self.provider,
-            model=self.model,
-            history=self._history,
-            tracker=self._tracker,
-            offered_tools=self._offered_tools,
-            gates=self.gates,
-            texts=self.texts,
-            emit=self._emit,
-            owner=self._owner,
-            settings=merge_settings(self.settings, settings),
+        spec = self._spec(
             output=OutputSpec.of(kind) if kind is not None else None,
-            output_retries=self.output_retries,
+            settings=merge_settings(self.settings, settings),
             max_rounds=self.max_rounds if max_rounds is None else max_rounds,
-            deps=self.deps if deps is None else deps,
-            max_parallel_tools=self.max_parallel_tools,
-            identical_limit=self.max_identical_tool_calls or None,
-            unknown_tool_rounds=self.unknown_tool_rounds,
-            context_threshold=self.context_threshold,
-            tool_result_threshold=self.tool_result_threshold,
+            deps=deps,
+            run_id=run_id,
         )
         message = prompt if isinstance(prompt, UserMessage) else UserMessage.of(prompt)
         async with self._slot():
-            if cancel.cancelled:
-                reason = cancel.reason
-                if isinstance(reason, RunCancelledError):
-                    raise reason
-                raise RunCancelledError("the run was cancelled before it started", reason=reason)
+            self._refuse_if(cancel)
+            if self.journal is not None:
+                spec.run_id = spec.run_id or f"run_{uuid.uuid4().hex[:16]}"
+                spec.checkpoint = Checkpoint(
+                    history=self._history.body,
+                    system_prompt=self._history.system_prompt,
+                    prompt=message,
+                    model=self.model,
+                    max_rounds=spec.max_rounds,
+                    settings=spec.settings,
+                    output_schema=spec.output.schema if spec.output is not None else None,
+                    tools=tuple(sorted(t.name for t in self._offered_tools())),
+                )
             if send is not None:
                 self._stream_sink.append(send)
             try:
@@ -331,6 +403,82 @@ class Agent:
             finally:
                 if send is not None:
                     self._stream_sink.remove(send)
+
+    async def continue_run(
+        self,
+        run_id: str,
+        *,
+        output_type: Any = None,
+        deps: Any = None,
+        cancel: CancelToken | None = None,
+    ) -> RunResult:
+        """Continue journaled run ``run_id`` after a crash, without new input (seed 000,
+        "Execution Journal and Continuation").
+
+        Restores the history from the run's checkpoint (when the agent's history is empty) and
+        runs the same prompt again under the same run id with the round budget and settings the
+        run started with: model calls with a recorded response are answered from the journal
+        (not sent), tool calls with a recorded result get that result (the body does not run),
+        a model call without a recorded response is sent again, and a tool call whose effect
+        started without a recorded result is reported interrupted
+        (:data:`~robota.core.journal.INTERRUPTED_EFFECT_TEXT`) — or run again when the tool is
+        ``idempotent``. The result holds the same messages an uncrashed run would have (modulo
+        interrupted results). The restored history stays with the agent.
+
+        Args:
+            run_id: The run to continue.
+            output_type: The run's structured output type when it was a pydantic model (its
+                schema must equal the saved one); None uses the saved schema as a dict schema.
+            deps: Dependencies for tool bodies (None: the agent's).
+            cancel: The continuation's cancellation signal.
+
+        Raises:
+            ContinuationError: no journal, unknown run, finished run, unreadable checkpoint, an
+                incompatible agent (model, system prompt, tools, output schema), or a non-empty
+                live history that differs from the checkpoint's (never overwritten).
+            JournalError: the journal could not be read or a write failed.
+            AgentClosedError, RunCancelledError: as for :meth:`run`.
+        """
+        if self._closed:
+            raise AgentClosedError(f"agent {self.name!r} is closed; it accepts no new runs")
+        journal = self.journal
+        if journal is None:
+            raise ContinuationError(
+                "this agent has no journal to continue from", reason="no_journal", run_id=run_id
+            )
+        token = cancel or CancelToken()
+        async with self._slot():
+            self._refuse_if(token)
+            try:
+                run = await journal.load_run(run_id)
+            except JournalError:
+                raise
+            except Exception as exc:
+                raise JournalError(f"journal read failed for run {run_id}: {exc}") from exc
+            given = OutputSpec.of(output_type) if output_type is not None else None
+            checkpoint = checked_checkpoint(
+                run,
+                run_id=run_id,
+                model=self.model,
+                system_prompt=self._history.system_prompt,
+                tools=self._tools.keys(),
+                output_schema=given.schema if given is not None else None,
+                live_history=self._history.body,
+            )
+            if not self._history.body:
+                self._history.restore(checkpoint.history)
+            output = given
+            if output is None and checkpoint.output_schema is not None:
+                output = OutputSpec.of(dict(checkpoint.output_schema))
+            spec = self._spec(
+                output=output,
+                settings=checkpoint.settings,
+                max_rounds=checkpoint.max_rounds,
+                deps=deps,
+                run_id=run_id,
+                recorded=run,
+            )
+            return await execute_run(spec, checkpoint.prompt, token)
 
     # --- direct tool invocation -----------------------------------------------------------
 

@@ -5,7 +5,10 @@ Runtime Tool Invocation"; the gate seam in ``robota.core.gate``).
 Every call of a response runs: consecutive calls run concurrently (bounded by a
 ``CapacityLimiter``), a ``sequential`` tool runs alone, and results stay in call order. An
 unknown tool name is a labelled skip, never executed. A failing body, a timeout, a deny and
-invalid arguments all become error results the model can see; only cancellation propagates.
+invalid arguments all become error results the model can see; only cancellation and a
+:class:`~robota.core.errors.JournalError` propagate. A journal failure stops further dispatch in
+the batch while the bodies already running settle (seed 000, "Execution Journal and
+Continuation": a rejected write fails the run, never a tool failure the model may retry).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from robota.core.agent.events import (
 )
 from robota.core.agent.texts import AgentTexts
 from robota.core.agent.validation import validate_against
+from robota.core.errors import JournalError
 from robota.core.events import Event, OwnerPath
 from robota.core.gate import Deny, Substitute, ToolCallRequest, ToolGate
 from robota.core.messages import TextPart, ToolCallPart, ToolResultPart
@@ -121,17 +125,27 @@ class ToolRunner:
 
         On cancellation the running bodies are cancelled and the exception propagates; entries
         still None are the calls that never finished (the caller records them as interrupted).
+
+        Raises:
+            JournalError: a journal write failed; calls not yet started were not started, calls
+                already running were allowed to finish (their entries are filled).
         """
         limiter = anyio.CapacityLimiter(max(1, self.max_parallel))
         names = sorted(available)
         pending: list[int] = []
+        failures: list[JournalError] = []
 
         async def one(index: int) -> None:
             async with limiter:
+                if failures:
+                    return  # dispatch stopped: never started
                 call = calls[index]
-                results[index] = await self.execute(
-                    call, available[call.name], owner=owner, round=round
-                )
+                try:
+                    results[index] = await self.execute(
+                        call, available[call.name], owner=owner, round=round, index=index
+                    )
+                except JournalError as exc:
+                    failures.append(exc)
 
         async def flush() -> None:
             if not pending:
@@ -142,6 +156,8 @@ class ToolRunner:
             pending.clear()
 
         for index, call in enumerate(calls):
+            if failures:
+                break
             tool = available.get(call.name)
             if tool is None:
                 results[index] = self.skip_unknown(call, names, owner)
@@ -151,6 +167,8 @@ class ToolRunner:
             else:
                 pending.append(index)
         await flush()
+        if failures:
+            raise failures[0]
 
     async def execute(
         self,
@@ -159,11 +177,24 @@ class ToolRunner:
         *,
         owner: OwnerPath,
         round: int,
+        index: int = 0,
         direct: bool = False,
     ) -> ToolResultPart:
         """Run one call: validate, gate (before), body (with timeout), gate (after).
 
-        Returns the result the model sees; raises only cancellation.
+        Args:
+            call: The model's call.
+            tool: The tool it names.
+            owner: The round's owner path.
+            round: 1-based round (0: direct invocation), passed to gates and the tool context.
+            index: 0-based position of the call in its response's batch (the journal keys
+                on ``round:index``).
+            direct: True for direct invocation.
+
+        Returns the result the model sees.
+
+        Raises:
+            JournalError: a gate's journal write failed (never turned into an error result).
         """
         call_id = f"call_{uuid.uuid4().hex[:16]}"
         call_owner = owner.child("tool_call", call_id)
@@ -185,11 +216,15 @@ class ToolRunner:
             owner=call_owner,
             direct=direct,
             emit=self.emit,
+            round=round,
+            index=index,
         )
         substitute: ToolResultPart | None = None
         for gate in self.gates:
             try:
                 verdict = await gate.before_tool(request)
+            except JournalError:
+                raise
             except Exception as exc:  # a failing gate fails closed
                 return self._done(call_id, call_owner, error_result(call, _describe(exc)), False)
             if isinstance(verdict, Deny):
@@ -213,6 +248,8 @@ class ToolRunner:
         for gate in self.gates:
             try:
                 result = await gate.after_tool(request, result)
+            except JournalError:
+                raise
             except Exception as exc:
                 result = error_result(call, _describe(exc))
         return self._done(call_id, call_owner, result, executed)

@@ -20,6 +20,7 @@ from robota.core.usage import Usage
 __all__ = [
     "ContextGuardTripped",
     "HistoryCommitted",
+    "HistoryRepaired",
     "ModelResponded",
     "ModelTextDelta",
     "ModelThinkingDelta",
@@ -252,6 +253,26 @@ class HistoryCommitted(Event):
     type: ClassVar[str] = "history.committed"
     message: Message
     index: int
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class HistoryRepaired(Event):
+    """The provider-facing view of a round was repaired before sending (the canonical history
+    is unchanged); one event per repair (see :func:`robota.core.agent.pairing.repair_pairing`).
+
+    Attributes:
+        kind: ``orphan_call`` (a result was synthesized), ``orphan_result`` or
+            ``duplicate_result`` (dropped).
+        call_id: The provider call id concerned.
+        name: The tool name.
+        round: The 1-based round whose request was repaired.
+    """
+
+    type: ClassVar[str] = "history.repaired"
+    kind: Literal["orphan_call", "orphan_result", "duplicate_result"]
+    call_id: str
+    name: str
+    round: int
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -104,6 +104,18 @@ class History:
     def __len__(self) -> int:
         return len(self._messages) + (1 if self._system is not None else 0)
 
+    def restore(self, messages: Sequence[Message]) -> None:
+        """Fill an empty history with ``messages`` (system messages dropped), without commit
+        notifications: used by journal continuation to restore a checkpoint.
+
+        Raises:
+            ValueError: when the history already has messages (live history is never
+                overwritten).
+        """
+        if self._messages:
+            raise ValueError("the history is not empty; a restore never overwrites it")
+        self._messages = [m for m in messages if not isinstance(m, SystemMessage)]
+
     def append(self, message: Message) -> int:
         """Append ``message``; returns its index in :attr:`messages`.
 

@@ -7,6 +7,12 @@ message through the one begin/commit path, run its tool calls as one batch and c
 results as one message. It ends on a final text (validated when an output type was asked), on
 the forced summary after the round budget, on the final no-tools call after the unknown-tool
 loop guard, on an error, or on cancellation (then it resolves as ``interrupted``).
+
+Each request is built from the canonical history, passed through the host's history processors
+and then through the pairing repair (the canonical history is never rewritten). A journaled run
+(``RunSpec.journal``) records its checkpoint before the first model call, every response before
+it is used, every tool effect around its body, and its outcome (seed 000, "Execution Journal and
+Continuation"); a continuation (``RunSpec.recorded``) answers settled steps from the journal.
 """
 
 from __future__ import annotations
@@ -15,13 +21,14 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 from robota.core.agent.batch import ToolRunner, error_result
 from robota.core.agent.context import ContextTracker
 from robota.core.agent.events import (
     ContextGuardTripped,
+    HistoryRepaired,
     ModelResponded,
     ModelTextDelta,
     ModelThinkingDelta,
@@ -38,11 +45,13 @@ from robota.core.agent.events import (
 )
 from robota.core.agent.history import AssistantDraft, History
 from robota.core.agent.output import OutputSpec
+from robota.core.agent.pairing import HistoryProcessor, PairingRepair, repair_pairing
 from robota.core.agent.result import RunResult
 from robota.core.agent.texts import AgentTexts
 from robota.core.cancellation import CancelToken
 from robota.core.errors import (
     ContextWindowExceededError,
+    JournalError,
     MalformedResponseError,
     RepeatedToolInputError,
     StructuredOutputError,
@@ -51,6 +60,9 @@ from robota.core.errors import (
 )
 from robota.core.events import Event, OwnerPath
 from robota.core.gate import ToolGate
+from robota.core.journal.checkpoint import Checkpoint
+from robota.core.journal.port import Journal, JournalRun
+from robota.core.journal.replay import JournaledProvider, JournalGate, journal_write
 from robota.core.messages import (
     AssistantMessage,
     Message,
@@ -61,6 +73,7 @@ from robota.core.messages import (
 )
 from robota.core.provider import (
     ModelRequest,
+    PayloadCallback,
     Provider,
     ResponseCompleted,
     TextDelta,
@@ -99,6 +112,12 @@ class RunSpec:
         unknown_tool_rounds: Consecutive rounds with unknown tool calls that trip the loop guard.
         context_threshold: Fraction of the context window above which a request is refused.
         tool_result_threshold: Fraction above which later results of a batch are replaced.
+        run_id: The run's id (None: a fresh ``run_<hex>`` id).
+        journal: The execution journal (None: the run is not journaled).
+        checkpoint: What a fresh journaled run records with ``start_run``.
+        recorded: What the journal holds for this run (continuation), else None.
+        history_processors: Applied in order to the provider-facing view of every request.
+        on_payload: Native payload callback put on every ``ModelRequest``.
     """
 
     provider: Provider
@@ -120,6 +139,12 @@ class RunSpec:
     unknown_tool_rounds: int
     context_threshold: float
     tool_result_threshold: float
+    run_id: str | None = None
+    journal: Journal | None = None
+    checkpoint: Checkpoint | None = None
+    recorded: JournalRun | None = None
+    history_processors: Sequence[HistoryProcessor] = ()
+    on_payload: PayloadCallback | None = None
 
 
 async def execute_run(spec: RunSpec, prompt: UserMessage, cancel: CancelToken) -> RunResult:
@@ -133,16 +158,32 @@ async def execute_run(spec: RunSpec, prompt: UserMessage, cancel: CancelToken) -
         ToolChoiceViolationError: a tool call arrived under ``tool_choice="none"``.
         RepeatedToolInputError: the identical-input guard tripped.
         StructuredOutputError: the output did not validate within the retry budget.
+        JournalError: a journal write failed (checkpoint, response, tool start or result,
+            outcome); it wins over cancellation and over the run's own failure.
     """
     return await _Run(spec, prompt, cancel).execute()
 
 
 class _Run:
     def __init__(self, spec: RunSpec, prompt: UserMessage, cancel: CancelToken) -> None:
-        self.spec = spec
         self.prompt = prompt
         self.cancel = cancel
-        self.run_id = f"run_{uuid.uuid4().hex[:16]}"
+        self.run_id = spec.run_id or f"run_{uuid.uuid4().hex[:16]}"
+        self.journal = spec.journal
+        if spec.journal is not None:
+            recorded = spec.recorded
+            provider = JournaledProvider(
+                spec.provider,
+                spec.journal,
+                self.run_id,
+                recorded.responses if recorded is not None else None,
+            )
+            gate = JournalGate(
+                spec.journal, self.run_id, recorded.tools if recorded is not None else None
+            )
+            spec = replace(spec, provider=provider, gates=(*spec.gates, gate))
+        self.spec = spec
+        self.repairs: list[PairingRepair] = []
         self.owner = spec.owner.child("run", self.run_id)
         self.usage = Usage()
         self.rounds = 0
@@ -167,6 +208,15 @@ class _Run:
         spec = self.spec
         self._check_settings()
         spec.emit(RunStarted(owner=self.owner, run_id=self.run_id, prompt=self.prompt))
+        if self.journal is not None and spec.recorded is None:
+            assert spec.checkpoint is not None
+            try:
+                await journal_write(
+                    "run start", self.journal.start_run(self.run_id, spec.checkpoint.to_json())
+                )
+            except JournalError as exc:
+                spec.emit(RunFailed(owner=self.owner, run_id=self.run_id, error=exc))
+                raise
         spec.history.append(self.prompt)
         scope = anyio.CancelScope()
         remove = self.cancel.on_cancel(scope.cancel)
@@ -180,13 +230,29 @@ class _Run:
         except Exception as exc:
             self._settle()
             spec.emit(RunFailed(owner=self.owner, run_id=self.run_id, error=exc))
+            if not isinstance(exc, JournalError):
+                # a JournalError leaves the run unfinished in the journal: continuable once the
+                # journal works again
+                await self._record_outcome("failed")
             raise
         finally:
             remove()
         if outcome is None:  # our own scope caught the cancellation
             self._settle()
+            await self._record_outcome("interrupted")
             return self._finish(self._last_text(), None, interrupted=True)
+        await self._record_outcome("completed")
         return self._finish(outcome[0], outcome[1], interrupted=False)
+
+    async def _record_outcome(self, outcome: Literal["completed", "failed", "interrupted"]) -> None:
+        if self.journal is None:
+            return
+        try:
+            await journal_write("run outcome", self.journal.finish_run(self.run_id, outcome))
+        except JournalError as exc:
+            if outcome != "failed":
+                self.spec.emit(RunFailed(owner=self.owner, run_id=self.run_id, error=exc))
+            raise
 
     def _finish(self, text: str, output: Any, *, interrupted: bool) -> RunResult:
         result = RunResult(
@@ -314,12 +380,20 @@ class _Run:
         messages: tuple[Message, ...] = spec.history.for_request(
             spec.texts.interrupted_annotation, system_suffix=suffix
         )
+        for processor in spec.history_processors:
+            messages = tuple(processor(messages))
+        messages = repair_pairing(messages, on_repair=self.repairs.append)
         if kind != "normal":
             settings = replace(settings, tool_choice="none")
             if instruction:
                 messages = (*messages, UserMessage.of(instruction))
         return ModelRequest(
-            model=spec.model, messages=messages, tools=tools, settings=settings, output=output
+            model=spec.model,
+            messages=messages,
+            tools=tools,
+            settings=settings,
+            output=output,
+            on_payload=spec.on_payload,
         )
 
     def _guard(self, request: ModelRequest) -> None:
@@ -361,20 +435,34 @@ class _Run:
         owner = self.owner.child("round", str(self.rounds))
         started = time.time()
         spec.emit(RoundStarted(owner=owner, round=self.rounds, kind=kind, started_at=started))
+        for repair in self.repairs:
+            spec.emit(
+                HistoryRepaired(
+                    owner=owner,
+                    kind=repair.kind,
+                    call_id=repair.call_id,
+                    name=repair.name,
+                    round=self.rounds,
+                )
+            )
+        self.repairs.clear()
         draft = AssistantDraft(model=spec.model, provider=spec.provider.name)
         self.draft = draft
         body_length = len(spec.history.body)
         outcome: RoundOutcome = "failure"
         violation: tuple[str, ...] = ()
         try:
-            stream = spec.provider.stream(request)
-            try:
-                async for event in stream:
-                    self._on_stream_event(event, draft, owner)
-            finally:
-                aclose = getattr(stream, "aclose", None)
-                if aclose is not None:
-                    await aclose()
+            # a journaled run joins provider settlement: a late response may carry usage or
+            # tool intents that must be recorded (seed 000, "Cancellation Contract")
+            with anyio.CancelScope(shield=self.journal is not None):
+                stream = spec.provider.stream(request)
+                try:
+                    async for event in stream:
+                        self._on_stream_event(event, draft, owner)
+                finally:
+                    aclose = getattr(stream, "aclose", None)
+                    if aclose is not None:
+                        await aclose()
             final = draft.final
             if final is None:
                 raise MalformedResponseError(

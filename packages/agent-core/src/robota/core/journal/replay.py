@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
+import anyio
 from robota.core.capabilities import ModelCapabilities, ModelInfo
 from robota.core.errors import JournalError
 from robota.core.gate import Allow, GateVerdict, Substitute, ToolCallRequest, ToolGate
@@ -28,7 +29,7 @@ from robota.core.provider import (
     StreamEvent,
 )
 
-__all__ = ["INTERRUPTED_EFFECT_TEXT", "JournalGate", "JournaledProvider"]
+__all__ = ["INTERRUPTED_EFFECT_TEXT", "JournalGate", "JournaledProvider", "journal_write"]
 
 INTERRUPTED_EFFECT_TEXT = (
     "interrupted: this tool call started before a crash and its result was not recorded; "
@@ -37,13 +38,22 @@ INTERRUPTED_EFFECT_TEXT = (
 """Neutral result text for an effect that started but has no recorded result."""
 
 
-async def _write(what: str, coro: Any) -> None:
-    try:
-        await coro
-    except JournalError:
-        raise
-    except Exception as exc:
-        raise JournalError(f"journal write failed ({what}): {type(exc).__name__}: {exc}") from exc
+async def journal_write(what: str, coro: Any) -> None:
+    """Await one journal write, shielded from cancellation (a persistence failure stays a
+    failure even when cancellation races it, seed 000 "Cancellation Contract").
+
+    Raises:
+        JournalError: the write failed (any other exception is wrapped, with ``what`` named).
+    """
+    with anyio.CancelScope(shield=True):
+        try:
+            await coro
+        except JournalError:
+            raise
+        except Exception as exc:
+            raise JournalError(
+                f"journal write failed ({what}): {type(exc).__name__}: {exc}"
+            ) from exc
 
 
 class JournaledProvider(Provider):
@@ -97,7 +107,7 @@ class JournaledProvider(Provider):
             return
         async for event in self.inner.stream(request):
             if isinstance(event, ResponseCompleted):
-                await _write(
+                await journal_write(
                     f"response {step}",
                     self._journal.record_response(
                         self._run_id, step, encode_response(event.response)
@@ -155,7 +165,7 @@ class JournalGate(ToolGate):
                     )
                 )
         arguments: Any = dict(request.arguments)
-        await _write(
+        await journal_write(
             f"tool start {key}",
             self._journal.record_tool_start(self._run_id, key, request.tool.name, arguments),
         )
@@ -166,7 +176,7 @@ class JournalGate(ToolGate):
         key = self.key(request)
         if key in self._started:
             self._started.discard(key)
-            await _write(
+            await journal_write(
                 f"tool result {key}",
                 self._journal.record_tool_result(self._run_id, key, encode_result(result)),
             )
