@@ -1,3 +1,6 @@
-"""The `robota` command."""
+"""The ``robota`` command (the composition root: the only package that imports providers)."""
 
-__all__: list[str] = []
+from robota.cli.exit_codes import ExitCode
+from robota.cli.main import build_parser, main
+
+__all__ = ["ExitCode", "build_parser", "main"]

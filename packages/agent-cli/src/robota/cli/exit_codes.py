@@ -1,0 +1,26 @@
+"""Exit codes of the ``robota`` command (stable; scripts branch on them)."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+__all__ = ["ExitCode"]
+
+
+class ExitCode(IntEnum):
+    """What a ``robota`` process exit status means."""
+
+    OK = 0
+    """The task ran to a final answer."""
+    ERROR = 1
+    """An unexpected failure (a bug or a host problem); the message says what."""
+    USAGE = 2
+    """Bad command-line usage."""
+    CONFIGURATION = 3
+    """Missing credentials or a configuration error (settings file, unknown profile)."""
+    PROVIDER = 4
+    """The model provider failed (after retries)."""
+    PERMISSION_DENIED = 5
+    """The run finished, but at least one tool call was denied by the permission system."""
+    INTERRUPTED = 130
+    """Interrupted (Ctrl-C or cancellation)."""

@@ -1,0 +1,55 @@
+"""Where the ``robota`` command keeps its state: the CLI is the host, so it names every
+location (the framework infers none).
+
+``$ROBOTA_HOME`` (default ``~/.robota``) holds ``settings.json`` (user layer), ``sessions.db``,
+``logs/`` (JSONL event logs), ``journal.db``, ``trust.json`` and ``background/``; all created
+owner-only. A trusted workspace contributes ``<workspace>/.robota/settings.json`` and its
+``AGENTS.md`` / ``CLAUDE.md``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["CliPaths"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CliPaths:
+    """The CLI's state locations."""
+
+    home: Path
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> CliPaths:
+        """``$ROBOTA_HOME`` or ``~/.robota``."""
+        source = os.environ if env is None else env
+        home = source.get("ROBOTA_HOME") or str(Path.home() / ".robota")
+        return cls(home=Path(home).expanduser())
+
+    @property
+    def user_settings(self) -> Path:
+        return self.home / "settings.json"
+
+    @property
+    def sessions_db(self) -> Path:
+        return self.home / "sessions.db"
+
+    @property
+    def logs(self) -> Path:
+        return self.home / "logs"
+
+    @property
+    def trust_file(self) -> Path:
+        return self.home / "trust.json"
+
+    @property
+    def background(self) -> Path:
+        return self.home / "background"
+
+    @staticmethod
+    def project_settings(workspace: Path) -> Path:
+        return workspace / ".robota" / "settings.json"

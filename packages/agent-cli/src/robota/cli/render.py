@@ -1,0 +1,154 @@
+"""Terminal output: streamed text, compact tool cards, the closing usage line, and ``--json``
+(one JSON object per event per line)."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import sys
+import time
+from collections.abc import Mapping
+from typing import Any, TextIO
+
+from robota.core.agent.events import (
+    ModelResponded,
+    ModelTextDelta,
+    RunFailed,
+    ToolCallCompleted,
+    ToolCallSkipped,
+    ToolCallStarted,
+)
+from robota.core.events import Event
+from robota.core.permissions import PermissionDecided
+from robota.core.usage import Usage
+
+__all__ = ["EventPrinter", "event_to_json", "format_usage"]
+
+_KEY_ARGUMENTS = ("path", "command", "url", "pattern", "query", "name")
+
+
+def _jsonable(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_jsonable(v) for v in value]  # pyright: ignore[reportUnknownVariableType]
+    if isinstance(value, bytes):
+        return f"<{len(value)} bytes>"
+    if isinstance(value, BaseException):
+        return {"error": type(value).__name__, "message": str(value)}
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def event_to_json(event: Event) -> str:
+    """One line of JSON for ``event``: ``{"type": ..., "owner": "...", ...fields}``."""
+    body = _jsonable(event)
+    assert isinstance(body, dict)
+    body["owner"] = str(event.owner)
+    return json.dumps({"type": event.type, **body}, ensure_ascii=False, default=str)
+
+
+def _key_argument(arguments: Mapping[str, Any]) -> str:
+    for key in _KEY_ARGUMENTS:
+        value = arguments.get(key)
+        if isinstance(value, str):
+            short = value if len(value) <= 60 else value[:57] + "..."
+            return f"{key}={short}"
+    return ""
+
+
+def format_usage(usage: Usage, cost: object | None) -> str:
+    """The closing line: tokens and cost."""
+    parts = [f"tokens: in={usage.input_tokens} out={usage.output_tokens}"]
+    if usage.cache_read_tokens:
+        parts.append(f"cache_read={usage.cache_read_tokens}")
+    if usage.reasoning_tokens:
+        parts.append(f"reasoning={usage.reasoning_tokens}")
+    parts.append(f"requests={usage.requests}")
+    parts.append(f"cost=${cost}" if cost is not None else "cost=unknown")
+    return " ".join(parts)
+
+
+class EventPrinter:
+    """Prints events as they happen.
+
+    Text deltas go to ``out`` as they arrive; tool cards (name, key argument, outcome,
+    duration) and diagnostics go to ``err`` so ``out`` holds only the answer. With ``json_mode``
+    every event is one JSON line on ``out``.
+    """
+
+    def __init__(
+        self, *, out: TextIO | None = None, err: TextIO | None = None, json_mode: bool = False
+    ) -> None:
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+        self.json_mode = json_mode
+        self._started: dict[str, tuple[float, ToolCallStarted]] = {}
+        self._mid_line = False
+        self.denied = 0
+        self.usage_by_model: dict[str, Usage] = {}
+
+    def emit(self, event: Event) -> None:
+        """Handle one event."""
+        if isinstance(event, PermissionDecided) and event.behavior == "deny":
+            self.denied += 1
+        if isinstance(event, ModelResponded):
+            model = event.model or "unknown"
+            self.usage_by_model[model] = self.usage_by_model.get(model, Usage()) + event.usage
+        if self.json_mode:
+            self.out.write(event_to_json(event) + "\n")
+            self.out.flush()
+            return
+        if isinstance(event, ModelTextDelta):
+            self.out.write(event.text)
+            self.out.flush()
+            self._mid_line = not event.text.endswith("\n")
+        elif isinstance(event, ToolCallStarted):
+            self._started[event.call_id] = (time.monotonic(), event)
+        elif isinstance(event, ToolCallCompleted):
+            self._card(event)
+        elif isinstance(event, ToolCallSkipped):
+            self._line(f"  ⊘ {event.call.name}: {event.message}")
+        elif isinstance(event, RunFailed):
+            self._line(f"  ✗ {type(event.error).__name__}: {event.error}")
+
+    def _line(self, text: str) -> None:
+        if self._mid_line:
+            self.out.write("\n")
+            self.out.flush()
+            self._mid_line = False
+        self.err.write(text + "\n")
+        self.err.flush()
+
+    def _card(self, event: ToolCallCompleted) -> None:
+        started = self._started.pop(event.call_id, None)
+        duration = f"{time.monotonic() - started[0]:.1f}s" if started else "-"
+        name = event.result.name
+        argument = _key_argument(started[1].arguments) if started else ""
+        if event.result.is_error:
+            first = (event.result.text.strip().splitlines() or [""])[0][:100]
+            outcome = f"✗ {first}"
+        else:
+            outcome = "✓"
+        self._line(f"  ⏺ {name}({argument}) {outcome} {duration}")
+
+    def finish(self) -> None:
+        """End the streamed answer with a newline."""
+        if self._mid_line and not self.json_mode:
+            self.out.write("\n")
+            self.out.flush()
+            self._mid_line = False
+
+    @property
+    def usage(self) -> Usage:
+        """Usage summed over every model."""
+        total = Usage()
+        for usage in self.usage_by_model.values():
+            total = total + usage
+        return total
