@@ -184,3 +184,52 @@ def test_cost_from_genai_prices() -> None:
         message=AssistantMessage(), model="my-finetune", usage=Usage(input_tokens=5)
     )
     assert estimate_cost(unknown) is None
+
+
+@pytest.mark.anyio
+async def test_413_is_context_window_exceeded() -> None:
+    with pytest.raises(ContextWindowExceededError) as info:
+        await failing(413, err("invalid_request_error")).complete(REQUEST)
+    assert info.value.provider_error is not None
+    assert info.value.provider_error.status == 413
+
+
+@pytest.mark.anyio
+async def test_ambient_environment_is_not_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_ORG_ID", "org-ambient")
+    monkeypatch.setenv("OPENAI_PROJECT_ID", "proj-ambient")
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://ambient.invalid/v1")
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(
+            200,
+            json={
+                "id": "x",
+                "model": "gpt-4o",
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": "hi"},
+                    }
+                ],
+            },
+        )
+
+    client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    await OpenAIChatProvider("sk-host", http_client=client).complete(REQUEST)
+    request = seen[0]
+    assert str(request.url) == "https://api.openai.com/v1/chat/completions"
+    assert "openai-organization" not in request.headers
+    assert "openai-project" not in request.headers
+    assert request.headers["authorization"] == "Bearer sk-host"
+
+
+def test_from_env_reads_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from robota.core.errors import ConfigurationError
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ConfigurationError):
+        OpenAIChatProvider.from_env()
