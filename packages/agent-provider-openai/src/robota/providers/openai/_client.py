@@ -45,7 +45,9 @@ def make_client(
     The host's values are the only configuration: ``base_url`` is always passed, and the
     organization / project the SDK would otherwise read from ``OPENAI_ORG_ID`` /
     ``OPENAI_PROJECT_ID`` are reset to the host's values. A missing key is sent as an empty
-    bearer (local servers need none).
+    bearer (local servers need none). Known gap: the SDK itself still merges
+    ``OPENAI_CUSTOM_HEADERS`` from the environment into its default headers; there is no public
+    switch to turn that off.
     """
     client = openai.AsyncOpenAI(
         api_key=api_key or "unused",
