@@ -43,10 +43,9 @@ _NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
 def canonical_name_of(tool: Tool) -> str:
-    """The tool's canonical name: ``tool.canonical_name`` for an :class:`OverriddenTool`,
-    otherwise ``tool.name``. Permission rules, journals and hooks should key on this."""
-    canonical = getattr(tool, "canonical_name", None)
-    return canonical if isinstance(canonical, str) else tool.name
+    """The tool's canonical name (:attr:`Tool.canonical_name`; the alias target for an
+    :class:`OverriddenTool`). Permission rules, journals and hooks key on this."""
+    return tool.canonical_name
 
 
 class OverriddenTool(Tool):
@@ -67,7 +66,7 @@ class OverriddenTool(Tool):
 
     def __init__(self, inner: Tool, *, name: str, description: str) -> None:
         self.inner = inner
-        self.canonical_name = canonical_name_of(inner)
+        self._canonical = canonical_name_of(inner)
         self.name = name
         self.description = description
         self.parameters = inner.parameters
@@ -79,6 +78,11 @@ class OverriddenTool(Tool):
         self.residency = inner.residency
         self.idempotent = inner.idempotent
         self.strict = inner.strict
+
+    @property
+    def canonical_name(self) -> str:
+        """The canonical name of the wrapped tool (permission rules match it)."""
+        return self._canonical
 
     def __repr__(self) -> str:
         return f"OverriddenTool(name={self.name!r}, canonical_name={self.canonical_name!r})"

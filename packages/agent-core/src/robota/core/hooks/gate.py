@@ -82,7 +82,7 @@ class HookGate(ToolGate):
         return {
             "session_id": str(session_id),
             "cwd": str(cwd),
-            "tool_name": request.tool.name,
+            "tool_name": request.tool.canonical_name,
             "tool_input": _json_arguments(request.arguments),
             "tool_use_id": request.call.id,
             "call_id": request.call_id,

@@ -145,7 +145,7 @@ class PermissionCall:
         properties = tool.parameters.get("properties", {})
         names = frozenset(str(k) for k in properties) if isinstance(properties, Mapping) else None
         return cls(
-            tool_name=tool.name,
+            tool_name=tool.canonical_name,
             risk=tool.risk,
             argument=tool.permission_argument,
             arguments=arguments,

@@ -166,6 +166,12 @@ class Tool(ABC):
         naming the exception type and message. Cancellation propagates.
         """
 
+    @property
+    def canonical_name(self) -> str:
+        """The name permission rules, hooks and the journal key on. Equal to :attr:`name`
+        except for wrappers that give a tool a model-facing alias."""
+        return self.name
+
     def definition(self) -> ToolDefinition:
         """The provider-facing definition."""
         return ToolDefinition(
