@@ -380,9 +380,14 @@ async def test_direct_invocation_uses_validation_gates_and_events() -> None:
         ctx.emit_progress("half way")
         return f"n={n}"
 
+    @tool(residency="resident")
+    async def visible() -> str:
+        """A resident tool (a catalog must keep one)."""
+        return "ok"
+
     agent = Agent(
         ScriptedProvider([]),
-        tools=[hidden],
+        tools=[visible, hidden],
         gates=[RecordingGate("g", Allow(), log)],
         sinks=[sink],
     )

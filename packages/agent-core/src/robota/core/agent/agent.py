@@ -26,7 +26,7 @@ from robota.core.agent.history import History
 from robota.core.agent.output import OutputSpec
 from robota.core.agent.pairing import HistoryProcessor
 from robota.core.agent.result import RunResult
-from robota.core.agent.run import RunSpec, execute_run
+from robota.core.agent.run import RunControl, RunSpec, execute_run
 from robota.core.agent.stream import AgentStream
 from robota.core.agent.texts import AgentTexts
 from robota.core.cancellation import CancelToken
@@ -42,6 +42,7 @@ from robota.core.journal.checkpoint import Checkpoint, ContinuationError
 from robota.core.journal.port import Journal, JournalRun
 from robota.core.messages import JsonValue, Message, ToolCallPart, ToolResultPart, UserMessage
 from robota.core.provider import PayloadCallback, Provider
+from robota.core.residency import ToolCatalog
 from robota.core.settings import ModelSettings, merge_settings
 from robota.core.tools.base import Tool
 
@@ -124,6 +125,7 @@ class Agent:
         journal: Journal | None = None,
         history_processors: Sequence[HistoryProcessor] = (),
         on_payload: PayloadCallback | None = None,
+        defer_tools: bool | None = None,
     ) -> None:
         resolved = model or provider.default_model
         if not resolved:
@@ -147,11 +149,19 @@ class Agent:
         self.journal = journal
         self.history_processors = tuple(history_processors)
         self.on_payload = on_payload
-        self._tools: dict[str, Tool] = {}
+        names: set[str] = set()
         for tool in tools:
-            if tool.name in self._tools:
+            if tool.name in names:
                 raise ConfigurationError(f"two tools are named {tool.name!r}")
-            self._tools[tool.name] = tool
+            names.add(tool.name)
+        info = provider.model_info(resolved)
+        self._catalog = ToolCatalog(
+            tools,
+            defer=defer_tools,
+            context_window=info.context_window if info is not None else None,
+        )
+        self._tools: dict[str, Tool] = self._catalog.all()
+        self._control = RunControl()
         self._owner = OwnerPath().child("agent", name)
         self._history = History(system_prompt, history, on_commit=self._on_commit)
         self._tracker = ContextTracker()
@@ -189,14 +199,34 @@ class Agent:
         """True once :meth:`aclose` started."""
         return self._closed
 
+    @property
+    def catalog(self) -> ToolCatalog:
+        """The tool catalog (residency: resident, deferred and loaded tools)."""
+        return self._catalog
+
     def _offered_tools(self) -> Sequence[Tool]:
-        """The tools offered to the model this round: registered, not deferred, and offered by
-        every gate. Read fresh every round, so a later tool-search feature can change it."""
-        return [
-            tool
-            for tool in self._tools.values()
-            if tool.residency != "deferred" and all(g.offers(tool) for g in self.gates)
-        ]
+        """The tools offered to the model this round: the catalog's offer (resident, loaded,
+        and ``tool_search`` while anything is withheld) that every gate offers. Read fresh every
+        round, so a tool loaded by ``tool_search`` in round N is callable in round N+1."""
+        return [tool for tool in self._catalog.offered() if all(g.offers(tool) for g in self.gates)]
+
+    def steer(self, text: str) -> None:
+        """Queue a user message for the running run; it is committed before the next model
+        call (and keeps a run going that would otherwise have ended on that answer).
+
+        Raises:
+            RuntimeError: when no run is in flight.
+        """
+        if self._control.runner is None:
+            raise RuntimeError("no run is in flight to steer")
+        self._control.steering.append(text)
+
+    def cancel_tool(self, call_id: str) -> bool:
+        """Cancel one running tool call by Robota's call id (see ``tool.call_started``
+        events); its result says it was cancelled and the run goes on. Returns False when no
+        such call is running."""
+        runner = self._control.runner
+        return runner.cancel_call(call_id) if runner is not None else False
 
     def _on_commit(self, message: Message, index: int) -> None:
         owner = self._owner
@@ -351,6 +381,7 @@ class Agent:
             recorded=recorded,
             history_processors=self.history_processors,
             on_payload=self.on_payload,
+            control=self._control,
         )
 
     def _refuse_if(self, cancel: CancelToken) -> None:

@@ -32,7 +32,7 @@ from robota.core.errors import JournalError
 from robota.core.events import Event, OwnerPath
 from robota.core.gate import Deny, Substitute, ToolCallRequest, ToolGate
 from robota.core.messages import TextPart, ToolCallPart, ToolResultPart
-from robota.core.tools.base import Tool, ToolContext, ToolReturn
+from robota.core.tools.base import Tool, ToolContext, ToolOutput, ToolReturn
 
 __all__ = ["ToolRunner", "canonical_input", "error_result"]
 
@@ -82,6 +82,16 @@ class ToolRunner:
     identical_limit: int | None = None
     retry_counts: dict[str, int] = field(default_factory=dict[str, int])
     identical_counts: dict[str, int] = field(default_factory=dict[str, int])
+    scopes: dict[str, anyio.CancelScope] = field(default_factory=dict[str, anyio.CancelScope])
+
+    def cancel_call(self, call_id: str) -> bool:
+        """Cancel one running tool body by Robota's call id; its result says it was cancelled
+        and the run goes on. Returns False when no such body is running."""
+        scope = self.scopes.get(call_id)
+        if scope is None:
+            return False
+        scope.cancel()
+        return True
 
     def over_identical_limit(self, calls: Sequence[ToolCallPart]) -> tuple[str, int] | None:
         """Count the batch's inputs; return ``(tool name, count)`` of the first input seen more
@@ -275,18 +285,26 @@ class ToolRunner:
                 ToolProgress(owner=owner, call_id=call_id, text=text)
             ),
         )
+        scope = anyio.CancelScope()
+        self.scopes[call_id] = scope
+        output: ToolOutput = ""
         try:
-            if tool.timeout is not None:
-                with anyio.fail_after(tool.timeout):
+            with scope:
+                if tool.timeout is not None:
+                    with anyio.fail_after(tool.timeout):
+                        output = await tool.call(arguments, ctx)
+                else:
                     output = await tool.call(arguments, ctx)
-            else:
-                output = await tool.call(arguments, ctx)
+            if scope.cancelled_caught:
+                return error_result(call, self.texts.cancelled_tool_result), True
         except TimeoutError:
             return error_result(
                 call, f"TimeoutError: tool '{tool.name}' did not finish within {tool.timeout} s"
             ), False
         except Exception as exc:
             return error_result(call, _describe(exc)), False
+        finally:
+            self.scopes.pop(call_id, None)
         if isinstance(output, ToolReturn):
             return ToolResultPart(
                 call_id=call.id, name=call.name, content=output.content, is_error=output.is_error

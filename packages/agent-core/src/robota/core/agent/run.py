@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import anyio
@@ -85,7 +85,25 @@ from robota.core.settings import ModelSettings
 from robota.core.tools.base import Tool
 from robota.core.usage import Usage
 
-__all__ = ["RunSpec", "execute_run"]
+__all__ = ["RunControl", "RunSpec", "execute_run"]
+
+
+@dataclass(kw_only=True, slots=True)
+class RunControl:
+    """Host-side handles on the running run: steering messages and the active tool runner.
+
+    Attributes:
+        steering: User texts queued by ``Agent.steer``, read before the next model call.
+        runner: The running run's tool runner (for ``Agent.cancel_tool``), or None.
+    """
+
+    steering: list[str] = field(default_factory=list[str])
+    runner: ToolRunner | None = None
+
+    def take_steering(self) -> list[str]:
+        """Remove and return the queued steering texts."""
+        taken, self.steering[:] = list(self.steering), []
+        return taken
 
 
 @dataclass(kw_only=True, slots=True)
@@ -118,6 +136,7 @@ class RunSpec:
         recorded: What the journal holds for this run (continuation), else None.
         history_processors: Applied in order to the provider-facing view of every request.
         on_payload: Native payload callback put on every ``ModelRequest``.
+        control: Steering queue and active-runner handle shared with the agent.
     """
 
     provider: Provider
@@ -145,6 +164,7 @@ class RunSpec:
     recorded: JournalRun | None = None
     history_processors: Sequence[HistoryProcessor] = ()
     on_payload: PayloadCallback | None = None
+    control: RunControl = field(default_factory=RunControl)
 
 
 async def execute_run(spec: RunSpec, prompt: UserMessage, cancel: CancelToken) -> RunResult:
@@ -201,6 +221,7 @@ class _Run:
             max_parallel=spec.max_parallel_tools,
             identical_limit=spec.identical_limit,
         )
+        spec.control.runner = self.tools
 
     # --- lifecycle ------------------------------------------------------------------------
 
@@ -237,6 +258,7 @@ class _Run:
             raise
         finally:
             remove()
+            spec.control.runner = None
         if outcome is None:  # our own scope caught the cancellation
             self._settle()
             await self._record_outcome("interrupted")
@@ -306,6 +328,7 @@ class _Run:
         never_executed: list[str] = []
         attempts = 0
         while True:
+            self._steer()
             if spec.max_rounds and self.rounds >= spec.max_rounds:
                 message = await self._round("summary", spec.texts.summary_instruction)
                 text = message.text or spec.texts.summary_fallback
@@ -328,6 +351,8 @@ class _Run:
                     final = await self._round("final", instruction)
                     return final.text, self._summary_output(final.text, attempts)
                 continue
+            if spec.control.steering:
+                continue  # the user added a message while the model answered: answer it too
             if spec.output is None:
                 return message.text, None
             attempts += 1
@@ -350,6 +375,11 @@ class _Run:
                 issues="\n".join(f"- {i}" for i in issues), schema=spec.output.schema_text
             )
             spec.history.append(UserMessage.of(feedback))
+
+    def _steer(self) -> None:
+        """Commit queued steering texts as user messages before the next model call."""
+        for text in self.spec.control.take_steering():
+            self.spec.history.append(UserMessage.of(text))
 
     def _summary_output(self, text: str, attempts: int) -> Any:
         if self.spec.output is None:

@@ -39,6 +39,7 @@ class AgentTexts:
 
     interrupted_annotation: str = "[response interrupted]"
     interrupted_tool_result: str = "interrupted by user"
+    cancelled_tool_result: str = "cancelled: the user stopped this tool call"
     summary_instruction: str = (
         "The step limit for this task has been reached. Tools are no longer available. "
         "Reply with a summary of the work done so far and what remains."

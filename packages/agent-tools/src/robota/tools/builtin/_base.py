@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 from robota.core.errors import ToolArgumentsError
 from robota.core.host.errors import PathContainmentError
 from robota.core.schema import json_schema_of
-from robota.core.tools.base import Tool, ToolContext, ToolOutput, ToolReturn
+from robota.core.tools.base import Residency, Tool, ToolContext, ToolOutput, ToolReturn
 from robota.tools.errors import ToolUsageError
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
@@ -33,6 +33,7 @@ class BuiltinTool(Tool, Generic[ArgsT]):
     """
 
     args_model: ClassVar[type[BaseModel]]
+    residency: Residency = "resident"  # the built-ins are the session's core tier: never deferred
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
