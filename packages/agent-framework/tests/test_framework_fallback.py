@@ -305,3 +305,18 @@ def test_compaction_only_moves_to_models_with_a_known_window_at_least_the_primar
 def test_empty_chain_is_refused() -> None:
     with pytest.raises(ConfigurationError):
         FallbackProvider([])
+
+
+def test_compaction_chain_shares_built_providers_instead_of_rebuilding() -> None:
+    builds: list[str] = []
+
+    def primary() -> Provider:
+        builds.append("primary")
+        return WindowProvider(100_000)
+
+    chain = FallbackProvider([(primary, "p"), (WindowProvider(200_000), "q")])
+    compaction = chain.for_compaction()
+
+    assert compaction.chain_models == ("p", "q")
+    assert compaction.model_info("p") is not None
+    assert builds == ["primary"]

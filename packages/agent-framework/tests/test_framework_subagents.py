@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from robota.core.agent import Agent
 from robota.core.cancellation import CancelToken
-from robota.core.errors import AuthenticationError
+from robota.core.errors import AuthenticationError, ConfigurationError
 from robota.core.events import Event
 from robota.core.messages import SystemMessage, ToolResultMessage
 from robota.core.testing.scripted import (
@@ -249,6 +249,11 @@ def test_filter_unwraps_then_denies_then_allows_then_drops_spawning_tools() -> N
 
 
 # --- the in-process runner ------------------------------------------------------------------
+
+
+def test_a_spawn_tool_needs_a_roster() -> None:
+    with pytest.raises(ConfigurationError, match="at least one agent definition"):
+        SpawnAgentTool(provider=ScriptedProvider(), roster=load_agent_definitions(builtins=()))
 
 
 REVIEWER = AgentDefinition(

@@ -299,8 +299,8 @@ class FallbackProvider(Provider):
         Entries are built to read their ``model_info``; unbuildable ones are left out.
         """
         primary = self._entries[0]
+        window = self._window(primary)  # builds the primary first, so it is shared, not rebuilt
         kept: list[ChainEntry] = [(primary.provider or primary.source, primary.model)]
-        window = self._window(primary)
         if window is not None:
             for entry in self._entries[1:]:
                 other = self._window(entry)

@@ -23,6 +23,7 @@ from typing import Any, ClassVar, Literal
 
 import anyio
 from robota.core.agent import Agent, ModelResponded
+from robota.core.errors import ConfigurationError
 from robota.core.events import Event, EventSink, OwnerPath, emit_all
 from robota.core.gate import ToolGate
 from robota.core.messages import JsonValue
@@ -120,6 +121,9 @@ class SpawnAgentTool(Tool):
         max_rounds: Round budget of a child run.
         name: Model-facing name (``"agent"``; some hosts use ``"task"``).
 
+    Raises:
+        ConfigurationError: the roster is empty (there would be nothing to spawn).
+
     Attributes:
         usage_by_child: Usage per child id, in spawn order.
     """
@@ -143,6 +147,8 @@ class SpawnAgentTool(Tool):
         max_rounds: int = 25,
         name: str = "agent",
     ) -> None:
+        if not roster.definitions:
+            raise ConfigurationError("SpawnAgentTool needs at least one agent definition")
         self.name = name
         self.provider = provider
         self.roster = roster
