@@ -3,6 +3,8 @@ restored to its state before the turn")."""
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import stat
 from pathlib import Path
 
@@ -233,3 +235,10 @@ def test_a_corrupt_manifest_is_an_error_not_an_empty_store(tmp_path: Path) -> No
 def test_snapshot_without_a_turn_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="begin_turn"):
         CheckpointStore().snapshot(tmp_path / "x")
+
+
+@pytest.mark.parametrize("module", ["robota.framework.checkpoints.store"])
+def test_docstring_examples_run(module: str) -> None:
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0
+    assert result.failed == 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import doctest
+import importlib
 from typing import Any
 
 import pytest
@@ -320,3 +322,12 @@ def test_compaction_chain_shares_built_providers_instead_of_rebuilding() -> None
     assert compaction.chain_models == ("p", "q")
     assert compaction.model_info("p") is not None
     assert builds == ["primary"]
+
+
+@pytest.mark.parametrize(
+    "module", ["robota.framework.fallback.provider", "robota.framework.fallback.switchable"]
+)
+def test_docstring_examples_run(module: str) -> None:
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0
+    assert result.failed == 0

@@ -3,6 +3,8 @@ first-wins and fail-closed")."""
 
 from __future__ import annotations
 
+import doctest
+import importlib
 from pathlib import Path
 
 import anyio
@@ -248,3 +250,10 @@ async def test_agent_permission_asks_go_through_the_registry(tmp_path: Path) -> 
     denied = message.results[1]
     assert denied.is_error
     assert "Not that one." in denied.text
+
+
+@pytest.mark.parametrize("module", ["robota.framework.prompts.registry"])
+def test_docstring_examples_run(module: str) -> None:
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0
+    assert result.failed == 0

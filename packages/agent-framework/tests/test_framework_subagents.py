@@ -4,6 +4,8 @@ tiers ...")."""
 
 from __future__ import annotations
 
+import doctest
+import importlib
 from pathlib import Path
 from typing import Any
 
@@ -429,3 +431,12 @@ async def test_cancelling_the_parent_cancels_the_child_task() -> None:
     finished = sink.events[-1]
     assert isinstance(finished, SubagentFinished)
     assert finished.state == "cancelled"
+
+
+@pytest.mark.parametrize(
+    "module", ["robota.framework.subagents.definition", "robota.framework.subagents.filtering"]
+)
+def test_docstring_examples_run(module: str) -> None:
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0
+    assert result.failed == 0

@@ -3,6 +3,9 @@ text")."""
 
 from __future__ import annotations
 
+import doctest
+import importlib
+
 import anyio
 import pytest
 from hypothesis import given
@@ -153,3 +156,12 @@ async def test_a_rename_made_while_the_title_is_generated_wins() -> None:
     assert results == [None]
     assert policy.title == "Chosen by the user"
     assert len(provider.requests) == 1
+
+
+@pytest.mark.parametrize(
+    "module", ["robota.framework.title.generate", "robota.framework.title.policy"]
+)
+def test_docstring_examples_run(module: str) -> None:
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0
+    assert result.failed == 0
