@@ -145,8 +145,9 @@ class Host:
     env: dict[str, str]
 
 
-@pytest.fixture
-def host(tmp_path: Path) -> Host:
+@pytest.fixture(name="host")
+def host_fixture(tmp_path: Path) -> Host:
+    """A private robota home and a workspace holding ``notes.txt``."""
     home = tmp_path / "robota-home"
     home.mkdir(mode=0o700)
     workspace = tmp_path / "workspace"
