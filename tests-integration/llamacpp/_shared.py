@@ -49,6 +49,7 @@ def shared_server(log_dir: Path) -> Generator[LlamaServer]:
         if problem is not None:
             pytest.fail(problem, pytrace=False)
     server = _HOLDER.server
+    assert server is not None
     _HOLDER.users += 1
     try:
         yield server
