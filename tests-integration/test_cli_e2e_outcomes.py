@@ -86,11 +86,6 @@ def test_resume_of_an_unknown_session_fails_without_a_model_call(host: Host) -> 
     assert server.received == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="robota.cli.main._exit_for maps SessionNotFoundError to ExitCode.ERROR (1, 'a bug or "
-    "a host problem'); an unknown id the user typed is a usage/configuration error",
-)
 def test_resume_of_an_unknown_session_is_a_configuration_exit(host: Host) -> None:
     with ReplayServer(interactions=[]) as server:
         _settings(host, server)

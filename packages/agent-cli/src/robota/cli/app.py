@@ -13,6 +13,8 @@ from pathlib import Path
 from robota.cli.approve import TerminalApprover
 from robota.cli.paths import CliPaths
 from robota.cli.providers import build_provider
+from robota.core.errors import ConfigurationError
+from robota.core.host.errors import InsecurePermissionsError
 from robota.core.host.owner_only import ensure_private_dir
 from robota.core.permissions import PermissionMode
 from robota.core.provider import Provider
@@ -78,7 +80,13 @@ def build_context(args: argparse.Namespace, env: Mapping[str, str] | None = None
     """
     source = dict(os.environ if env is None else env)
     paths = CliPaths.from_env(source)
-    ensure_private_dir(paths.home)
+    try:
+        ensure_private_dir(paths.home)
+    except InsecurePermissionsError as exc:
+        raise ConfigurationError(
+            f"{paths.home} is readable by other users; run `chmod 700 {paths.home}` "
+            f"(or set ROBOTA_HOME to a private folder): {exc}"
+        ) from exc
     workspace = Path(args.cwd or os.getcwd()).resolve()
     interactive = sys.stdin.isatty() and sys.stderr.isatty() and not args.json
     trust_store = TrustStore(path=paths.trust_file)
@@ -104,6 +112,7 @@ def build_context(args: argparse.Namespace, env: Mapping[str, str] | None = None
         profile = "cli"
     resolved = resolve_provider(settings, source, profile=profile, model=args.model)
     provider = build_provider(resolved)
+    title_provider = build_provider(resolved, retries=False)
     store = SQLiteSessionStore(paths.sessions_db)
     mode = PermissionMode(args.permission_mode) if args.permission_mode else None
     approver = TerminalApprover() if interactive else None
@@ -123,6 +132,7 @@ def build_context(args: argparse.Namespace, env: Mapping[str, str] | None = None
         background_dir=paths.background,
         max_rounds=args.max_rounds,
         title=not args.no_title,
+        title_provider=title_provider,
     )
     return CliContext(
         paths=paths,

@@ -25,8 +25,10 @@ from robota.core.errors import (
     RobotaError,
     RunCancelledError,
 )
+from robota.core.host.errors import OwnerOnlyError, PathContainmentError
 from robota.core.messages import AssistantMessage, TextPart, ToolResultMessage, UserMessage
 from robota.framework.interactive import InteractiveSession
+from robota.session import SessionNotFoundError
 
 __all__ = ["build_parser", "main"]
 
@@ -84,7 +86,17 @@ def _error(message: str) -> None:
 
 
 def _exit_for(error: BaseException) -> ExitCode:
-    if isinstance(error, (AuthenticationError, PermissionDeniedError, ConfigurationError)):
+    if isinstance(
+        error,
+        (
+            AuthenticationError,
+            PermissionDeniedError,
+            ConfigurationError,
+            SessionNotFoundError,
+            PathContainmentError,
+            OwnerOnlyError,
+        ),
+    ):
         return ExitCode.CONFIGURATION
     if isinstance(error, RunCancelledError):
         return ExitCode.INTERRUPTED
@@ -195,7 +207,11 @@ async def _sessions(args: argparse.Namespace) -> ExitCode:
                     f"{row.id}  {row.updated_at:%Y-%m-%d %H:%M}  {row.message_count:>4} msgs  {title}"
                 )
             return ExitCode.OK
-        record = await store.get(args.id)
+        try:
+            record = await store.get(args.id)
+        except SessionNotFoundError as exc:
+            _error(str(exc))
+            return ExitCode.CONFIGURATION
         print(f"session {record.id}  model={record.model}  title={record.title or '-'}")
         for message in record.messages:
             if isinstance(message, UserMessage):

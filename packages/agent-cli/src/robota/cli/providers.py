@@ -15,8 +15,9 @@ from robota.framework.settings import ResolvedProvider
 __all__ = ["build_provider", "estimate_cost"]
 
 
-def build_provider(resolved: ResolvedProvider) -> Provider:
-    """A provider for ``resolved``, wrapped with Robota's retry policy.
+def build_provider(resolved: ResolvedProvider, *, retries: bool = True) -> Provider:
+    """A provider for ``resolved``, wrapped with Robota's retry policy unless ``retries`` is
+    False (for best-effort calls such as the session title).
 
     Raises:
         ConfigurationError: for an unknown provider type, or a missing key where one is needed.
@@ -69,7 +70,7 @@ def build_provider(resolved: ResolvedProvider) -> Provider:
             f"unknown provider type {kind!r} (anthropic, openai, openai-chat, "
             "openai-compatible, google)"
         )
-    return RetryingProvider(inner, RetryPolicy())
+    return RetryingProvider(inner, RetryPolicy()) if retries else inner
 
 
 def estimate_cost(provider_type: str, usage_by_model: Mapping[str, Usage]) -> Decimal | None:

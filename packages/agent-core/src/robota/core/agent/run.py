@@ -510,6 +510,15 @@ class _Run:
         finally:
             self.draft = None
             message = spec.history.commit(draft)
+            if outcome == "success":
+                usage = message.usage or Usage()
+                self.usage = self.usage + usage
+                spec.tracker.record(usage.input_tokens, body_length)
+                spec.emit(
+                    ModelResponded(
+                        owner=owner, message=message, usage=usage, model=message.model or spec.model
+                    )
+                )
             spec.emit(
                 RoundCompleted(
                     owner=owner,
@@ -521,14 +530,6 @@ class _Run:
                     model=message.model or spec.model,
                 )
             )
-        usage = message.usage or Usage()
-        self.usage = self.usage + usage
-        spec.tracker.record(usage.input_tokens, body_length)
-        spec.emit(
-            ModelResponded(
-                owner=owner, message=message, usage=usage, model=message.model or spec.model
-            )
-        )
         if violation:
             raise ToolChoiceViolationError(
                 f"the provider returned tool calls ({', '.join(violation)}) "

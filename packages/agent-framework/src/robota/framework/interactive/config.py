@@ -1,0 +1,79 @@
+"""What a host gives an :class:`~robota.framework.interactive.session.InteractiveSession`
+(seed 003: every location is host-supplied; persistence is explicit; the provider comes from the
+caller; restricted trust is the default)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from robota.core.events import EventSink
+from robota.core.gate import ToolGate
+from robota.core.journal import Journal
+from robota.core.permissions import Approver, PermissionMode
+from robota.core.provider import Provider
+from robota.core.settings import ModelSettings
+from robota.core.tools.base import Tool
+from robota.framework.settings import Settings
+from robota.session import EventLog, SessionStore
+
+__all__ = ["SessionConfig"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SessionConfig:
+    """Configuration of one interactive session.
+
+    Attributes:
+        provider: The provider instance (the framework never builds one).
+        model: Model id.
+        workspace: Root every built-in tool is contained in.
+        system_prompt: Base system prompt (instruction files are appended when trusted).
+        trusted: Whether the workspace is trusted; restricted (False) reads no project
+            instruction files and no project settings.
+        instruction_roots: Folders searched for AGENTS.md / CLAUDE.md (only when trusted;
+            user-level roots go in ``user_instruction_roots``).
+        user_instruction_roots: Folders searched regardless of trust (the host's own).
+        settings: Merged settings (permissions, hooks).
+        permission_mode: Overrides ``settings.permissions.default_mode``.
+        approver: Who answers permission asks (None: an ask is a denial).
+        default_tools: Replaces the framework's default tool tier when not None (pass ``()``
+            for no built-ins).
+        additional_tools: Appended after the default tier; never displaces a tool of the same
+            name (the earlier one wins).
+        extra_gates: Gates run after permissions and hooks (before checkpoints).
+        store: Session store; None disables persistence.
+        event_log: JSONL event log; None disables it.
+        journal: Execution journal for crash recovery; None disables it.
+        background_dir: Folder for background shell output (a private temp folder when None).
+        model_settings: Agent-level model settings.
+        max_rounds: Round budget per turn (0: none).
+        sinks: Observers of every event.
+        title: Name the session after its first successful turn.
+        title_provider: Provider for the title call (default: ``provider``); a host may pass
+            one without retries, since a title is best-effort.
+    """
+
+    provider: Provider
+    model: str
+    workspace: Path
+    system_prompt: str | None = None
+    trusted: bool = False
+    instruction_roots: Sequence[Path] = ()
+    user_instruction_roots: Sequence[Path] = ()
+    settings: Settings = field(default_factory=Settings)
+    permission_mode: PermissionMode | None = None
+    approver: Approver | None = None
+    default_tools: Sequence[Tool] | None = None
+    additional_tools: Sequence[Tool] = ()
+    extra_gates: Sequence[ToolGate] = ()
+    store: SessionStore | None = None
+    event_log: EventLog | None = None
+    journal: Journal | None = None
+    background_dir: Path | None = None
+    model_settings: ModelSettings | None = None
+    max_rounds: int = 25
+    sinks: Sequence[EventSink] = ()
+    title: bool = True
+    title_provider: Provider | None = None
