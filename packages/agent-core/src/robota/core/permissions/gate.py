@@ -44,7 +44,8 @@ class PermissionGate(ToolGate):
     def offers(self, tool: Tool) -> bool:
         """False when a deny rule with no pattern (or ``*``) names ``tool``."""
         return not any(
-            rule.matches_everything and rule.names_tool(tool.canonical_name) for rule in self.context.deny
+            rule.matches_everything and rule.names_tool(tool.canonical_name)
+            for rule in self.context.deny
         )
 
     async def before_tool(self, request: ToolCallRequest) -> GateVerdict:
