@@ -278,3 +278,74 @@ async def test_compact_keeps_removed_messages_in_the_record(tmp_path: Path) -> N
     assert len(compactions) == 1
     assert len(compactions[0]["removed"]) == 4
     assert json.dumps(compactions)  # JSON-serializable
+
+
+async def test_rewind_restores_files_written_in_the_turn(tmp_path: Path) -> None:
+    provider = ScriptedProvider(
+        [
+            [tool_call("c1", "write_file", {"path": "a.txt", "content": "new"})],
+            [tool_call("c2", "write_file", {"path": "b.txt", "content": "created"})],
+            [text("done")],
+        ]
+    )
+    settings = Settings.model_validate({"permissions": {"allow": ["write_file"]}})
+    cfg = config(tmp_path, provider, settings=settings)
+    (cfg.workspace / "a.txt").write_text("old")
+    async with await InteractiveSession.start(cfg) as session:
+        await session.submit("edit files")
+        assert (cfg.workspace / "a.txt").read_text() == "new"
+        assert (cfg.workspace / "b.txt").exists()
+        session.rewind()
+    assert (cfg.workspace / "a.txt").read_text() == "old"
+    assert not (cfg.workspace / "b.txt").exists()
+
+
+async def test_two_surfaces_one_settlement(tmp_path: Path) -> None:
+    from robota.core.permissions import Approval
+    from robota.framework.prompts import PendingPrompt, PromptResolved
+
+    provider = ScriptedProvider(
+        [[tool_call("c1", "shell", {"command": "touch made.txt"})], [text("done")]]
+    )
+    sink = Recorder()
+    cfg = config(tmp_path, provider, sinks=(sink,))
+    async with await InteractiveSession.start(cfg) as session:
+        asked: list[str] = []
+
+        async def tui(prompt: PendingPrompt) -> Approval:
+            asked.append("tui")
+            return Approval(kind="allow_once")
+
+        async def web(prompt: PendingPrompt) -> Approval:
+            asked.append("web")
+            await anyio.sleep_forever()
+            return Approval(kind="deny")
+
+        session.prompts.attach(tui)
+        session.prompts.attach(web)
+        await session.submit("touch a file")
+    assert (cfg.workspace / "made.txt").exists()
+    assert len([e for e in sink.events if isinstance(e, PromptResolved)]) == 1
+
+
+async def test_subagent_tool_is_in_the_default_tier(tmp_path: Path) -> None:
+    agents = tmp_path / "agents"
+    agents.mkdir()
+    (agents / "reviewer.md").write_text(
+        "---\nname: reviewer\ndescription: Reviews code.\ntools: [read_file]\n---\nYou review code.\n"
+    )
+    provider = ScriptedProvider(
+        [
+            [tool_call("c1", "agent", {"subagent_type": "reviewer", "prompt": "review notes"})],
+            [text("looks fine")],
+            [text("The reviewer says it looks fine.")],
+        ]
+    )
+    settings = Settings.model_validate({"permissions": {"allow": ["agent"]}})
+    cfg = config(tmp_path, provider, agent_roots=(agents,), settings=settings)
+    async with await InteractiveSession.start(cfg) as session:
+        assert "agent" in [t.name for t in session.tools]
+        result = await session.submit("get a review")
+    assert result.text == "The reviewer says it looks fine."
+    child_request = provider.requests[1]
+    assert [t.name for t in child_request.tools] == ["read_file"]

@@ -133,6 +133,8 @@ def build_context(args: argparse.Namespace, env: Mapping[str, str] | None = None
         max_rounds=args.max_rounds,
         title=not args.no_title,
         title_provider=title_provider,
+        agent_roots=(paths.home / "agents",),
+        project_agent_roots=(workspace / ".robota" / "agents",),
     )
     return CliContext(
         paths=paths,

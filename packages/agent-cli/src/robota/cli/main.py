@@ -153,7 +153,7 @@ async def _chat(args: argparse.Namespace) -> ExitCode:
     printer = EventPrinter(json_mode=args.json)
     async with ctx.store, await open_session(ctx, args) as session:
         session.subscribe(printer)
-        _error(f"session {session.id} — /compact /fork /cost /model /permissions /exit")
+        _error(f"session {session.id} — /compact /fork /rewind /cost /model /permissions /exit")
         last = ExitCode.OK
         while True:
             try:
@@ -177,6 +177,12 @@ async def _chat(args: argparse.Namespace) -> ExitCode:
                 child = await session.fork()
                 _error(f"forked into {child.id} (resume it with --resume {child.id})")
                 await child.shutdown()
+            elif line == "/rewind":
+                try:
+                    report = session.rewind()
+                    _error(f"restored files of the last turn: {report}")
+                except (RuntimeError, RobotaError) as exc:
+                    _error(str(exc))
             elif line == "/model":
                 _error(f"model: {ctx.config.model} ({ctx.resolved.profile})")
             elif line.startswith("/permissions"):

@@ -53,6 +53,13 @@ class SessionConfig:
         title: Name the session after its first successful turn.
         title_provider: Provider for the title call (default: ``provider``); a host may pass
             one without retries, since a title is best-effort.
+        checkpoint_dir: Folder for edit checkpoints (owner-only); None keeps them in memory.
+        agent_roots: Folders with subagent definition files (``*.md``), highest precedence
+            first; project folders are read only when trusted (put them in
+            ``project_agent_roots``).
+        project_agent_roots: Subagent definition folders inside the workspace (trusted only).
+        subagents: Offer the ``agent`` tool (built-in definitions plus the roots above) as
+            part of the default tier (so not when ``default_tools`` replaces the tier).
     """
 
     provider: Provider
@@ -77,3 +84,7 @@ class SessionConfig:
     sinks: Sequence[EventSink] = ()
     title: bool = True
     title_provider: Provider | None = None
+    checkpoint_dir: Path | None = None
+    agent_roots: Sequence[Path] = ()
+    project_agent_roots: Sequence[Path] = ()
+    subagents: bool = True

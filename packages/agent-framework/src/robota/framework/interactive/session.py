@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import replace
+from secrets import token_hex
 from typing import Any
 
 import anyio
@@ -34,14 +35,23 @@ from robota.core.hooks.events import (
     UserPromptSubmitInput,
 )
 from robota.core.messages import Message, SystemMessage
-from robota.core.permissions import ConsentStore, PermissionContext, PermissionGate, PermissionMode
+from robota.core.permissions import (
+    Approval,
+    ConsentStore,
+    PermissionContext,
+    PermissionGate,
+    PermissionMode,
+)
 from robota.core.tools.base import Tool
 from robota.core.usage import Usage
+from robota.framework.checkpoints import CheckpointGate, CheckpointStore, RestoreReport
 from robota.framework.context import assemble_system_prompt, discover_instructions
 from robota.framework.interactive.compose import compose_tools
 from robota.framework.interactive.config import SessionConfig
 from robota.framework.interactive.events import SessionCompacted, SessionSaved, TitleAssigned
+from robota.framework.prompts import PendingPrompt, PromptRegistry
 from robota.framework.settings import Settings
+from robota.framework.subagents import SpawnAgentTool, load_agent_definitions
 from robota.session import SessionRecord
 from robota.session.compaction import CompactionRecord, compact
 from robota.tools import BuiltinToolset, Workspace, builtin_toolset
@@ -130,6 +140,18 @@ class InteractiveSession:
         self.dropped_tools: tuple[str, ...] = ()
         self._turn_usage = Usage()
         self._forwarder = _Forwarder(self)
+        self.prompts = PromptRegistry(sinks=[self._forwarder])
+        """Open permission questions; attach a surface with ``session.prompts.attach(...)``."""
+        if config.approver is not None:
+            approver = config.approver
+
+            async def host_surface(prompt: PendingPrompt) -> Approval:
+                return await approver(prompt.request)
+
+            self.prompts.attach(host_surface)
+        self.checkpoints = CheckpointStore(config.checkpoint_dir)
+        """Per-turn snapshots of every file a tool writes (see :meth:`rewind`)."""
+        self.turns: list[str] = []
         self._hooks = HookRunner(hooks_of(config.settings), sinks=[self._forwarder])
         self.permission_gate = PermissionGate(self._permission_context(config.permission_mode))
         self.agent = self._build_agent(record.messages)
@@ -206,7 +228,7 @@ class InteractiveSession:
             deny=perms.deny,
             ask=perms.ask,
             mode=chosen,
-            approver=self.config.approver,
+            approver=self.prompts.approver,
             consent=self._consent,
             session_id=self.record.id,
         )
@@ -225,11 +247,38 @@ class InteractiveSession:
             self.permission_gate,
             HookGate(self._hooks, session_id=self.record.id, cwd=str(self.config.workspace)),
             *self.config.extra_gates,
+            CheckpointGate(self.checkpoints, root=self.config.workspace),
+        ]
+
+    def _subagent_tools(self, tools: Sequence[Tool], gates: Sequence[ToolGate]) -> list[Tool]:
+        if not self.config.subagents or self.config.default_tools is not None:
+            return []  # the agent tool belongs to the default tier
+        roots = list(self.config.agent_roots)
+        if self.config.trusted:
+            roots = [*self.config.project_agent_roots, *roots]
+        roster = load_agent_definitions(roots)
+        if not roster.definitions:
+            return []
+        return [
+            SpawnAgentTool(
+                provider=self.config.provider,
+                roster=roster,
+                tools=tools,
+                model=self.config.model,
+                gates=gates,
+                sinks=[self._forwarder],
+                settings=self.config.model_settings,
+            )
         ]
 
     def _build_agent(self, history: Sequence[Message]) -> Agent:
+        gates = self._gates()
         composed = compose_tools(self._default_tier(), self.config.additional_tools)
-        self.dropped_tools = composed.dropped
+        dropped = composed.dropped
+        spawn = self._subagent_tools(composed.tools, gates)
+        if spawn:
+            composed = compose_tools(composed.tools, spawn)
+        self.dropped_tools = (*dropped, *composed.dropped)
         return Agent(
             self.config.provider,
             model=self.config.model,
@@ -237,7 +286,7 @@ class InteractiveSession:
             tools=composed.tools,
             settings=self.config.model_settings,
             max_rounds=self.config.max_rounds,
-            gates=self._gates(),
+            gates=gates,
             sinks=[self._forwarder, _LogSink(self)],
             history=tuple(history),
             journal=self.config.journal,
@@ -336,6 +385,9 @@ class InteractiveSession:
             token = CancelToken()
             self._cancel = token
             before = len(self.agent.history)
+            turn_id = f"turn_{len(self.turns) + 1}_{token_hex(4)}"
+            self.turns.append(turn_id)
+            self.checkpoints.begin_turn(turn_id)
             notices = self._toolset.background.drain_exit_notifications() if self._toolset else []
             text = "\n\n".join([*notices, prompt]) if notices else prompt
             try:
@@ -426,6 +478,22 @@ class InteractiveSession:
         """Cancel one running tool call by Robota's call id; its result says it was
         cancelled and the turn goes on. Returns False when no such call is running."""
         return self.agent.cancel_tool(call_id)
+
+    def rewind(self, turn_id: str | None = None) -> RestoreReport:
+        """Restore every file tools wrote in ``turn_id`` (default: the last turn) and in any
+        later turn to its state before that turn; files the turn created are deleted. The
+        conversation is not changed.
+
+        Raises:
+            RuntimeError: while a turn runs, or when there is no turn yet.
+            CheckpointNotFoundError: for an unknown turn id.
+        """
+        if self._busy.locked():
+            raise RuntimeError("cannot rewind while a turn runs")
+        target = turn_id or (self.turns[-1] if self.turns else None)
+        if target is None:
+            raise RuntimeError("no turn to rewind")
+        return self.checkpoints.restore(target)
 
     # -- compaction / fork -------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ __all__ = ["BUILTIN_PROFILES", "ProviderResolutionError", "ResolvedProvider", "r
 
 BUILTIN_PROFILES: Mapping[str, ProviderProfile] = {
     "anthropic": ProviderProfile(
-        type="anthropic", api_key_env="ANTHROPIC_API_KEY", model="claude-sonnet-4-5"
+        type="anthropic", api_key_env="ANTHROPIC_API_KEY", model="claude-sonnet-4-6"
     ),
     "openai": ProviderProfile(type="openai", api_key_env="OPENAI_API_KEY", model="gpt-5-mini"),
     "google": ProviderProfile(

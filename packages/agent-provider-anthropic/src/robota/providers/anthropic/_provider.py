@@ -86,7 +86,7 @@ class AnthropicProvider(Provider):
         api_key: str,
         base_url: str = DEFAULT_BASE_URL,
         http_client: httpx.AsyncClient | httpx2.AsyncClient | None = None,
-        default_model: str | None = "claude-sonnet-4-5",
+        default_model: str | None = "claude-sonnet-4-6",
         default_max_tokens: int = 4096,
         cache_breakpoints: Iterable[CacheBreakpoint] = ("system", "tools", "history"),
         hosted_tools: Iterable[HostedTool] | None = None,
