@@ -1,0 +1,18 @@
+"""Test configuration: anyio on asyncio, and this folder importable for ``_plugin_helpers``
+(``--import-mode=importlib`` does not put test folders on sys.path)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+_HERE = str(Path(__file__).resolve().parent)
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
