@@ -15,8 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
 
+from robota.core.agent.pairing import (
+    INTERRUPTED_RESULT_TEXT,
+    HistoryProcessor,
+    PairingRepair,
+)
+from robota.core.agent.pairing import repair_pairing as core_repair_pairing
 from robota.core.errors import RobotaError
 from robota.core.messages import (
     AssistantMessage,
@@ -40,33 +45,11 @@ __all__ = [
     "repair_pairing",
 ]
 
-HistoryProcessor = Callable[[Sequence[Message]], tuple[Message, ...]]
-"""A pure function from the canonical history to the provider-facing view."""
-
-INTERRUPTED_RESULT_TEXT = "interrupted: this tool call did not complete"
-"""Neutral text of a synthesized result for an orphan tool call."""
-
 
 class PairingError(RobotaError):
     """Strict pairing found a broken history."""
 
     code = "history_pairing"
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class PairingRepair:
-    """One repair made by :func:`repair_pairing`.
-
-    Attributes:
-        kind: ``orphan_call`` (result synthesized), ``orphan_result`` (dropped) or
-            ``duplicate_result`` (dropped).
-        call_id: The provider call id concerned.
-        name: The tool name.
-    """
-
-    kind: Literal["orphan_call", "orphan_result", "duplicate_result"]
-    call_id: str
-    name: str
 
 
 def repair_pairing(
@@ -77,6 +60,9 @@ def repair_pairing(
 ) -> tuple[Message, ...]:
     """Return a history in which every tool call is answered exactly once, right after it.
 
+    The repair itself is core's (:func:`robota.core.agent.repair_pairing`, which the agent also
+    runs before every send); this adds a strict mode for hosts that want to find the bug.
+
     Args:
         messages: The history (not modified).
         strict: Raise :class:`PairingError` at the first problem instead of repairing.
@@ -85,71 +71,16 @@ def repair_pairing(
     Raises:
         PairingError: in strict mode, for the first orphan or duplicate.
     """
-    repairs: list[PairingRepair] = []
 
-    def note(
-        kind: Literal["orphan_call", "orphan_result", "duplicate_result"], call_id: str, name: str
-    ) -> None:
-        repair = PairingRepair(kind=kind, call_id=call_id, name=name)
+    def note(repair: PairingRepair) -> None:
         if strict:
-            raise PairingError(f"tool pairing: {kind} for call {call_id!r} ({name})")
-        repairs.append(repair)
-
-    out: list[Message] = []
-    index = 0
-    while index < len(messages):
-        message = messages[index]
-        if isinstance(message, ToolResultMessage):
-            # a result message not right after an assistant message with calls: all orphans
-            for result in message.results:
-                note("orphan_result", result.call_id, result.name)
-            index += 1
-            continue
-        out.append(message)
-        index += 1
-        if not isinstance(message, AssistantMessage) or not message.tool_calls:
-            continue
-        following = messages[index] if index < len(messages) else None
-        results = following.results if isinstance(following, ToolResultMessage) else ()
-        if isinstance(following, ToolResultMessage):
-            index += 1
-        pending = [(c.id, c.name) for c in message.tool_calls]
-        by_slot: dict[int, ToolResultPart] = {}
-        for result in results:
-            slot = next(
-                (
-                    i
-                    for i, (cid, _) in enumerate(pending)
-                    if cid == result.call_id and i not in by_slot
-                ),
-                None,
+            raise PairingError(
+                f"tool pairing: {repair.kind} for call {repair.call_id!r} ({repair.name})"
             )
-            if slot is None:
-                kind: Literal["orphan_result", "duplicate_result"] = (
-                    "duplicate_result"
-                    if any(cid == result.call_id for cid, _ in pending)
-                    else "orphan_result"
-                )
-                note(kind, result.call_id, result.name)
-                continue
-            by_slot[slot] = result
-        answered: list[ToolResultPart] = []
-        for i, (cid, name) in enumerate(pending):
-            found = by_slot.get(i)
-            if found is None:
-                note("orphan_call", cid, name)
-                found = ToolResultPart(
-                    call_id=cid,
-                    name=name,
-                    content=(TextPart(text=INTERRUPTED_RESULT_TEXT),),
-                    is_error=True,
-                )
-            answered.append(found)
-        out.append(ToolResultMessage(results=tuple(answered)))
-    if on_repair is not None:
-        for repair in repairs:
+        if on_repair is not None:
             on_repair(repair)
-    return tuple(out)
+
+    return core_repair_pairing(messages, on_repair=note)
 
 
 def _turn_starts(messages: Sequence[Message]) -> list[int]:
