@@ -2,7 +2,8 @@
 location (the framework infers none).
 
 ``$ROBOTA_HOME`` (default ``~/.robota``) holds ``settings.json`` (user layer), ``sessions.db``,
-``logs/`` (JSONL event logs), ``journal.db``, ``trust.json`` and ``background/``; all created
+``logs/`` (JSONL event logs), ``trust.json``, ``agents/`` (subagent definitions) and
+``background/``; all created
 owner-only. A trusted workspace contributes ``<workspace>/.robota/settings.json`` and its
 ``AGENTS.md`` / ``CLAUDE.md``.
 """

@@ -238,7 +238,9 @@ class InteractiveSession:
             return self.config.default_tools
         if self._toolset is None:
             self._toolset = builtin_toolset(
-                Workspace.at(self.config.workspace), background_dir=self.config.background_dir
+                Workspace.at(self.config.workspace),
+                background_dir=self.config.background_dir,
+                env=dict(self.config.settings.env) or None,
             )
         return self._toolset.tools
 

@@ -81,7 +81,8 @@ class ProviderProfile(_Strict):
     """A provider definition.
 
     Attributes:
-        type: ``anthropic``, ``openai``, ``openai-chat``, ``openai-compatible`` or ``google``.
+        type: ``anthropic``, ``openai``, ``openai-chat``, ``openai-compatible`` or ``google``
+            (may be omitted in a layer that only overrides fields of an inherited profile).
         base_url: Endpoint override (an OpenAI-compatible server, a gateway).
         api_key: The key itself (prefer ``api_key_env``).
         api_key_env: Name of the environment variable holding the key.
@@ -89,7 +90,7 @@ class ProviderProfile(_Strict):
         compat_profile: OpenAI-compatible server profile name (``ollama``, ``llamacpp``, ...).
     """
 
-    type: str
+    type: str | None = None
     base_url: str | None = None
     api_key: str | None = None
     api_key_env: str | None = None
@@ -110,4 +111,5 @@ class Settings(_Strict):
     disabled_hooks: tuple[str, ...] = ()
     providers: dict[str, ProviderProfile] = Field(default_factory=dict[str, ProviderProfile])
     env: dict[str, str] = Field(default_factory=dict[str, str])
+    """Environment variables added to the ``shell`` tool's (fresh) environment."""
     extra: dict[str, Any] = Field(default_factory=dict[str, Any])

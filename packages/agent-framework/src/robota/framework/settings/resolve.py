@@ -112,6 +112,8 @@ def resolve_provider(
         resolved_model = model or settings.model or found.model
         if not resolved_model:
             raise ProviderResolutionError(f"provider profile {chosen!r} has no model; pass --model")
+        if not found.type:
+            raise ProviderResolutionError(f"provider profile {chosen!r} has no type")
         return ResolvedProvider(
             profile=chosen,
             type=found.type,
@@ -123,7 +125,12 @@ def resolve_provider(
     names = list(order) if order is not None else list(profiles)
     for name in names:
         candidate = profiles[name]
-        if candidate.api_key_env and env.get(candidate.api_key_env) and candidate.model:
+        if (
+            candidate.type
+            and candidate.api_key_env
+            and env.get(candidate.api_key_env)
+            and candidate.model
+        ):
             return ResolvedProvider(
                 profile=name,
                 type=candidate.type,

@@ -1,0 +1,103 @@
+"""What one run needs, built by ``Agent`` per run, and the host-side handles on a running run
+(steering, cancelling one tool)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from robota.core.agent.batch import ToolRunner
+from robota.core.agent.context import ContextTracker
+from robota.core.agent.history import History
+from robota.core.agent.output import OutputSpec
+from robota.core.agent.pairing import HistoryProcessor
+from robota.core.agent.texts import AgentTexts
+from robota.core.events import Event, OwnerPath
+from robota.core.gate import ToolGate
+from robota.core.journal.checkpoint import Checkpoint
+from robota.core.journal.port import Journal, JournalRun
+from robota.core.provider import PayloadCallback, Provider
+from robota.core.settings import ModelSettings
+from robota.core.tools.base import Tool
+
+__all__ = ["RunControl", "RunSpec"]
+
+
+@dataclass(kw_only=True, slots=True)
+class RunControl:
+    """Host-side handles on the running run: steering messages and the active tool runner.
+
+    Attributes:
+        steering: User texts queued by ``Agent.steer``, read before the next model call.
+        runner: The running run's tool runner (for ``Agent.cancel_tool``), or None.
+    """
+
+    steering: list[str] = field(default_factory=list[str])
+    runner: ToolRunner | None = None
+
+    def take_steering(self) -> list[str]:
+        """Remove and return the queued steering texts."""
+        taken, self.steering[:] = list(self.steering), []
+        return taken
+
+
+@dataclass(kw_only=True, slots=True)
+class RunSpec:
+    """Everything one run needs (built by ``Agent`` per run).
+
+    Attributes:
+        provider: The provider to call.
+        model: Model id.
+        history: The agent's history (the run appends to it).
+        tracker: The agent's context tracker.
+        offered_tools: Returns the tools offered this round (read fresh every round).
+        gates: Gates in order.
+        texts: Model-facing texts.
+        emit: Delivers an event to sinks and the stream consumer.
+        owner: The agent's owner path.
+        settings: Merged settings of the run.
+        output: The structured output, if asked.
+        output_retries: Validation retries after the first attempt.
+        max_rounds: Round budget (0: no cap).
+        deps: Dependencies for tool bodies.
+        max_parallel_tools: Bound on concurrently running tool bodies.
+        identical_limit: Byte-identical tool invocations allowed per run (None/0: no limit).
+        unknown_tool_rounds: Consecutive rounds with unknown tool calls that trip the loop guard.
+        context_threshold: Fraction of the context window above which a request is refused.
+        tool_result_threshold: Fraction above which later results of a batch are replaced.
+        run_id: The run's id (None: a fresh ``run_<hex>`` id).
+        journal: The execution journal (None: the run is not journaled).
+        checkpoint: What a fresh journaled run records with ``start_run``.
+        recorded: What the journal holds for this run (continuation), else None.
+        history_processors: Applied in order to the provider-facing view of every request.
+        on_payload: Native payload callback put on every ``ModelRequest``.
+        control: Steering queue and active-runner handle shared with the agent.
+    """
+
+    provider: Provider
+    model: str
+    history: History
+    tracker: ContextTracker
+    offered_tools: Callable[[], Sequence[Tool]]
+    gates: Sequence[ToolGate]
+    texts: AgentTexts
+    emit: Callable[[Event], None]
+    owner: OwnerPath
+    settings: ModelSettings
+    output: OutputSpec | None
+    output_retries: int
+    max_rounds: int
+    deps: Any
+    max_parallel_tools: int
+    identical_limit: int | None
+    unknown_tool_rounds: int
+    context_threshold: float
+    tool_result_threshold: float
+    run_id: str | None = None
+    journal: Journal | None = None
+    checkpoint: Checkpoint | None = None
+    recorded: JournalRun | None = None
+    history_processors: Sequence[HistoryProcessor] = ()
+    on_payload: PayloadCallback | None = None
+    control: RunControl = field(default_factory=RunControl)
