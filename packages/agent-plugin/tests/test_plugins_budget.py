@@ -84,7 +84,7 @@ async def test_budgeted_provider_refuses_the_next_call_before_calling_the_vendor
     )
     budget = UsageBudget(max_cost_usd="4.50", price=_per_million)
     recorder = Recorder()
-    agent = Agent(BudgetedProvider(provider, budget), sinks=[budget, recorder])
+    agent = Agent(BudgetedProvider(provider, budget, wrap_up_calls=0), sinks=[budget, recorder])
 
     first = await agent.run("one")
     assert first.text == "first"
@@ -150,3 +150,35 @@ def test_invalid_configuration_is_refused() -> None:
         UsageBudget(max_cost_usd=5)
     with pytest.raises(ConfigurationError):
         UsageBudget(max_total_tokens=-1)
+
+
+@pytest.mark.anyio
+async def test_gate_and_provider_together_let_the_model_wrap_up_once() -> None:
+    provider = ScriptedProvider(
+        [
+            [tool_call("c1", "lookup", {"query": "a"}), usage(input_tokens=900, output_tokens=200)],
+            [text("Here is what I have."), usage(input_tokens=1000, output_tokens=30)],
+            [text("never sent")],
+        ]
+    )
+    budget = UsageBudget(max_total_tokens=1000)
+    recorder = Recorder()
+    agent = Agent(
+        BudgetedProvider(provider, budget), tools=TOOLS, gates=[budget], sinks=[budget, recorder]
+    )
+
+    result = await agent.run("research")
+    assert result.text == "Here is what I have."
+    assert [e.executed for e in recorder.events if isinstance(e, ToolCallCompleted)] == [False]
+
+    with pytest.raises(BudgetExceededError):
+        await agent.run("more")
+    assert len(provider.requests) == 2
+
+    budget.reset()
+    assert (await agent.run("after reset")).text == "never sent"
+
+
+def test_a_negative_wrap_up_allowance_is_refused() -> None:
+    with pytest.raises(ConfigurationError):
+        BudgetedProvider(ScriptedProvider([]), UsageBudget(), wrap_up_calls=-1)

@@ -9,14 +9,18 @@ when given a ``price`` function, the USD cost. Once any limit is reached it is *
 
 * as a :class:`~robota.core.gate.ToolGate` it denies every further tool call with a message
   telling the model to stop calling tools and answer, so the run wraps up on its own;
-* a :class:`BudgetedProvider` around the agent's provider refuses the next model call with
-  :class:`BudgetExceededError` before any network I/O.
+* a :class:`BudgetedProvider` around the agent's provider refuses model calls with
+  :class:`BudgetExceededError` before any network I/O (after an allowance of wrap-up calls).
 
 The budget counts across every run it observes until :meth:`UsageBudget.reset`. Wire one
 object in all three places::
 
     budget = UsageBudget(max_total_tokens=200_000)
     agent = Agent(BudgetedProvider(provider, budget), gates=[budget], sinks=[budget])
+
+Once spent, the gate denies the model's tool calls and :class:`BudgetedProvider` lets
+``wrap_up_calls`` (default 1) more model calls through so the model can answer; after that
+every call is refused.
 """
 
 from __future__ import annotations
@@ -289,28 +293,41 @@ class BudgetedProvider(Provider):
     """A :class:`~robota.core.provider.Provider` that refuses new calls once ``budget`` is spent.
 
     It only checks; the budget counts what it receives as an event sink, so pass the same
-    budget in the agent's ``sinks``. Delegates ``name``, ``default_model``, :meth:`model_info`,
-    :meth:`capabilities`, :meth:`models`, :meth:`count_tokens` and :meth:`aclose` to ``inner``.
+    budget in the agent's ``sinks``. Once the budget is spent, ``wrap_up_calls`` more calls are
+    let through (counted from the first call that found it spent, until
+    :meth:`UsageBudget.reset`), so the model can still answer after the budget's gate denied its
+    tool calls; every call after those is refused. Delegates ``name``, ``default_model``,
+    :meth:`model_info`, :meth:`capabilities`, :meth:`models`, :meth:`count_tokens` and
+    :meth:`aclose` to ``inner``.
 
     Args:
         inner: The provider to call.
         budget: The budget to check before each call.
+        wrap_up_calls: Calls allowed after the budget is spent (0: refuse at once).
+
+    Raises:
+        ConfigurationError: when ``wrap_up_calls`` is negative.
     """
 
-    def __init__(self, inner: Provider, budget: UsageBudget) -> None:
+    def __init__(self, inner: Provider, budget: UsageBudget, *, wrap_up_calls: int = 1) -> None:
+        if wrap_up_calls < 0:
+            raise ConfigurationError("BudgetedProvider.wrap_up_calls must not be negative")
         self.inner = inner
         self.budget = budget
+        self.wrap_up_calls = wrap_up_calls
         self.name = inner.name
         self.default_model = inner.default_model
+        self._wrap_ups_used = 0
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Stream ``request`` from the inner provider unless the budget is spent.
 
         Raises:
-            BudgetExceededError: before calling the inner provider, once any limit is reached.
+            BudgetExceededError: before calling the inner provider, once any limit is reached
+                and the wrap-up calls are used up.
             ProviderError: whatever the inner provider raises.
         """
-        self.budget.check()
+        self._admit()
         events = self.inner.stream(request)
         try:
             async for event in events:
@@ -319,6 +336,14 @@ class BudgetedProvider(Provider):
             aclose = getattr(events, "aclose", None)
             if aclose is not None:
                 await aclose()
+
+    def _admit(self) -> None:
+        if not self.budget.exceeded:
+            self._wrap_ups_used = 0  # the budget was reset
+            return
+        if self._wrap_ups_used >= self.wrap_up_calls:
+            self.budget.check()
+        self._wrap_ups_used += 1
 
     def model_info(self, model: str) -> ModelInfo | None:
         return self.inner.model_info(model)
