@@ -80,7 +80,6 @@ from robota.core.usage import Usage
 __all__ = ["RunControl", "RunSpec", "execute_run"]
 
 
-
 async def execute_run(spec: RunSpec, prompt: UserMessage, cancel: CancelToken) -> RunResult:
     """Run one prompt to its end. The caller holds the agent's FIFO slot.
 
