@@ -95,7 +95,8 @@ TOOL_BODIES: dict[str, Callable[..., Any]] = {"get_weather": get_weather, "get_t
 def http_client(connections: int = 256) -> httpx.AsyncClient:
     """The one httpx client every contender's OpenAI client shares (keep-alive pool)."""
     limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
-    return httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(60.0))
+    # No pool timeout: with many concurrent runs, waiting for a pooled connection is the point.
+    return httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(600.0, pool=None))
 
 
 def openai_client(base_url: str, client: httpx.AsyncClient) -> Any:

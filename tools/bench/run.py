@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import platform
@@ -117,6 +118,11 @@ def loopback_server() -> Generator[str]:
             process.wait(timeout=5)
 
 
+def _progress(what: str) -> None:
+    sys.stderr.write(f"bench: {what}\n")
+    sys.stderr.flush()
+
+
 def _overheads(figures: list[dict[str, Any]]) -> None:
     by_name = {f["name"]: f for f in figures}
     for f in figures:
@@ -141,14 +147,22 @@ def _summary(rounds: list[dict[str, Any]]) -> dict[str, float | None]:
 
 
 async def _in_process(plan: Plan, url: str, contenders: Sequence[Contender]) -> dict[str, Any]:
+    _progress("per-round time")
     rounds = await round_times(
         contenders, url, rounds=plan.rounds, reps=plan.reps, warmup=plan.warmup
     )
+    _progress("time to first text")
     ttft = await time_to_first_text(contenders, url, reps=plan.ttft_reps, warmup=plan.warmup)
+    _progress("concurrent runs")
     conc: list[dict[str, Any]] = []
     for c in contenders:
         if c.api == "chat" and c.streaming:
-            conc.append(asdict(await concurrency(c, url, runs=plan.concurrent, rounds=plan.rounds)))
+            try:
+                figure = await concurrency(c, url, runs=plan.concurrent, rounds=plan.rounds)
+            except Exception as error:  # a peer failing under load is a finding, not a crash
+                _progress(f"{c.name} failed under {plan.concurrent} concurrent runs: {error!r}")
+                continue
+            conc.append(asdict(figure))
     raw = next(c for c in conc if c["name"] == "raw/chat/stream")
     for c in conc:
         c["p50_overhead_ms"] = c["p50_round_ms"] - raw["p50_round_ms"]
@@ -188,6 +202,7 @@ def run_bench(plan: Plan) -> dict[str, Any]:
     ]
     # Memory children run side by side (RSS is per process); they also leave every module's
     # bytecode compiled, so the import timings below measure imports, not compilation.
+    _progress("idle sessions and imports (fresh processes)")
     mem = memory(families, plan.sessions)
     labels = [
         label
@@ -244,8 +259,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small counts; under 60 s")
     parser.add_argument("--json", type=Path, help="write the full result as JSON to this path")
     parser.add_argument("--profile", type=Path, help="also write a pyinstrument profile of Robota")
+    parser.add_argument(
+        "--concurrent", type=int, help="runs started at once for the concurrency figure"
+    )
     args = parser.parse_args(argv)
     plan = QUICK if args.quick else FULL
+    if args.concurrent is not None:
+        plan = dataclasses.replace(plan, concurrent=args.concurrent)
     result = run_bench(plan)
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
