@@ -13,8 +13,10 @@ stream event reached the caller: a retry would repeat text the caller has alread
 
 from __future__ import annotations
 
+import email.utils
 import random as _random
-from collections.abc import AsyncIterator, Awaitable, Callable
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +25,7 @@ from robota.core.capabilities import ModelCapabilities, ModelInfo
 from robota.core.errors import ConfigurationError, ProviderError
 from robota.core.provider import ModelRequest, Provider, StreamEvent
 
-__all__ = ["RetryPolicy", "RetryingProvider"]
+__all__ = ["RetryPolicy", "RetryingProvider", "retry_after_seconds"]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -152,3 +154,36 @@ class RetryingProvider(Provider):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
+    """The wait a server asked for, in seconds, or None when absent or unreadable.
+
+    Reads ``retry-after-ms`` (milliseconds; OpenAI and Anthropic send it), then ``Retry-After``
+    as delta-seconds or an HTTP-date (RFC 9110 §10.2.3); a date in the past gives 0. Header
+    names are matched case-insensitively. Every provider package uses this one reader.
+
+    Example:
+        >>> retry_after_seconds({"retry-after-ms": "1500"}), retry_after_seconds({"Retry-After": "20"})
+        (1.5, 20.0)
+    """
+    lowered = {k.lower(): v for k, v in headers.items()}
+    raw_ms = lowered.get("retry-after-ms")
+    if raw_ms is not None:
+        try:
+            return max(float(raw_ms) / 1000.0, 0.0)
+        except ValueError:
+            pass
+    raw = lowered.get("retry-after")
+    if raw is None:
+        return None
+    try:
+        return max(float(raw), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(raw)
+    except (TypeError, ValueError):
+        return None
+    current = time.time() if now is None else now
+    return max(when.timestamp() - current, 0.0)

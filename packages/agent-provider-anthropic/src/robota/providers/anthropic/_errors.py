@@ -10,8 +10,6 @@ then the HTTP status. The request id comes from the ``request-id`` header; the w
 
 from __future__ import annotations
 
-import email.utils
-import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,6 +28,7 @@ from robota.core.errors import (
     RateLimitError,
     RobotaError,
 )
+from robota.core.retry import retry_after_seconds as core_retry_after_seconds
 
 import anthropic
 
@@ -68,32 +67,8 @@ _BY_STATUS: Mapping[int, type[ProviderError]] = {
 _CONTEXT_CODES = frozenset({"prompt_too_long", "context_window_exceeded"})
 
 
-def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
-    """The vendor's requested wait in seconds, or None.
-
-    Reads ``retry-after-ms`` (milliseconds), then ``retry-after`` as delta-seconds or an
-    HTTP-date (RFC 9110 §10.2.3). A date in the past gives 0.
-    """
-    lowered = {k.lower(): v for k, v in headers.items()}
-    raw_ms = lowered.get("retry-after-ms")
-    if raw_ms is not None:
-        try:
-            return max(float(raw_ms) / 1000.0, 0.0)
-        except ValueError:
-            pass
-    raw = lowered.get("retry-after")
-    if raw is None:
-        return None
-    try:
-        return max(float(raw), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(raw)
-    except (TypeError, ValueError):
-        return None
-    current = time.time() if now is None else now
-    return max(when.timestamp() - current, 0.0)
+retry_after_seconds = core_retry_after_seconds
+"""See :func:`robota.core.retry.retry_after_seconds`."""
 
 
 def _is_context_overflow(error: Mapping[str, Any]) -> bool:

@@ -31,8 +31,6 @@ structured reason, so — the vendor offering nothing else — the message text 
 
 from __future__ import annotations
 
-import email.utils
-import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -52,6 +50,7 @@ from robota.core.errors import (
     RateLimitError,
     RobotaError,
 )
+from robota.core.retry import retry_after_seconds
 from robota.providers.google._request import PROVIDER_NAME
 
 from google.genai import errors as genai_errors
@@ -71,28 +70,6 @@ def parse_duration(value: str) -> float | None:
     except ValueError:
         return None
     return seconds if seconds >= 0 else None
-
-
-def _header_retry_after(headers: Mapping[str, str]) -> float | None:
-    lowered = {k.lower(): v for k, v in headers.items()}
-    ms = lowered.get("retry-after-ms")
-    if ms is not None:
-        try:
-            return max(float(ms) / 1000.0, 0.0)
-        except ValueError:
-            pass
-    value = lowered.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(when.timestamp() - time.time(), 0.0)
 
 
 def _error_object(body: Any) -> Mapping[str, Any]:
@@ -120,7 +97,7 @@ def retry_after_from(body: Any, headers: Mapping[str, str]) -> float | None:
                 parsed = parse_duration(delay)
                 if parsed is not None:
                     return parsed
-    return _header_retry_after(headers)
+    return retry_after_seconds(headers)
 
 
 def _per_day_quota(body: Any) -> bool:

@@ -3,12 +3,14 @@
 Classification uses the HTTP status and OpenAI's error ``type`` / ``code`` fields
 (https://platform.openai.com/docs/guides/error-codes), never message text. The vendor facts
 (status, type, ``x-request-id``, ``retry-after`` / ``retry-after-ms``) are kept on the error.
+
+Example:
+    >>> parse_retry_after({"retry-after-ms": "1500"}), parse_retry_after({"retry-after": "20"})
+    (1.5, 20.0)
 """
 
 from __future__ import annotations
 
-import email.utils
-import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -27,6 +29,7 @@ from robota.core.errors import (
     RateLimitError,
     RobotaError,
 )
+from robota.core.retry import retry_after_seconds
 
 import openai
 
@@ -36,36 +39,8 @@ _QUOTA_CODES = frozenset({"insufficient_quota", "billing_hard_limit_reached"})
 _CONTEXT_CODES = frozenset({"context_length_exceeded", "string_above_max_length"})
 
 
-def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` (milliseconds) or ``retry-after`` (seconds or an
-    HTTP-date, RFC 9110 §10.2.3); None when absent or unreadable.
-
-    Example:
-        >>> parse_retry_after({"retry-after-ms": "1500"})
-        1.5
-        >>> parse_retry_after({"retry-after": "20"})
-        20.0
-    """
-    lowered = {k.lower(): v for k, v in headers.items()}
-    raw_ms = lowered.get("retry-after-ms")
-    if raw_ms is not None:
-        try:
-            return max(float(raw_ms) / 1000.0, 0.0)
-        except ValueError:
-            pass
-    raw = lowered.get("retry-after")
-    if raw is None:
-        return None
-    try:
-        return max(float(raw), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(raw)
-    except (TypeError, ValueError):
-        return None
-    current = time.time() if now is None else now
-    return max(when.timestamp() - current, 0.0)
+parse_retry_after = retry_after_seconds
+"""See :func:`robota.core.retry.retry_after_seconds`."""
 
 
 def _error_fields(body: object) -> tuple[str | None, str | None, Mapping[str, Any] | None]:
