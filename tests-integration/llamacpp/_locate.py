@@ -74,7 +74,7 @@ def locate(env: Mapping[str, str] | None = None) -> LlamaFiles:
     if missing:
         raise LlamaUnavailableError(
             f"the llama.cpp server is not prepared (missing: {', '.join(missing)}). "
-            f"Run `{SETUP_COMMAND}` first (about 8 minutes on 2 cores), point {DIR_VARIABLE} at "
+            f"Run `{SETUP_COMMAND}` first (about 10 minutes on an idle 2-core machine), point {DIR_VARIABLE} at "
             f"a prepared folder, or set {SKIP_VARIABLE}=1 to skip these tests."
         )
     if not os.access(files.server, os.X_OK):
