@@ -429,11 +429,13 @@ class Agent:
                 )
             if send is not None:
                 self._stream_sink.append(send)
+                self._control.streaming = True
             try:
                 return await execute_run(spec, message, cancel)
             finally:
                 if send is not None:
                     self._stream_sink.remove(send)
+                    self._control.streaming = False
 
     async def continue_run(
         self,

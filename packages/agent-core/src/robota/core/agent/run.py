@@ -24,6 +24,7 @@ from dataclasses import replace
 from typing import Any, Literal
 
 import anyio
+import anyio.lowlevel
 from robota.core.agent.batch import ToolRunner, error_result
 from robota.core.agent.events import (
     ContextGuardTripped,
@@ -402,6 +403,8 @@ class _Run:
                 try:
                     async for event in stream:
                         self._on_stream_event(event, draft, owner)
+                        if spec.control.streaming and isinstance(event, TextDelta):
+                            await anyio.lowlevel.checkpoint()
                 finally:
                     aclose = getattr(stream, "aclose", None)
                     if aclose is not None:

@@ -31,10 +31,14 @@ class RunControl:
     Attributes:
         steering: User texts queued by ``Agent.steer``, read before the next model call.
         runner: The running run's tool runner (for ``Agent.cancel_tool``), or None.
+        streaming: True while a stream consumer reads the run: the loop then lets the consumer
+            run after every text delta, so the first delta reaches it at once even when the
+            provider's response is already buffered.
     """
 
     steering: list[str] = field(default_factory=list[str])
     runner: ToolRunner | None = None
+    streaming: bool = False
 
     def take_steering(self) -> list[str]:
         """Remove and return the queued steering texts."""
