@@ -57,13 +57,40 @@ def skip_requested(env: Mapping[str, str] | None = None) -> bool:
     return source.get(SKIP_VARIABLE, "") == "1"
 
 
+WAIT_VARIABLE = "ROBOTA_LLAMA_SETUP_RC"
+"""CI builds the server in the background while other tests run: this names the file the build
+writes its exit status to. When set, :func:`locate` first waits (up to 40 minutes) for it."""
+
+
+def _wait_for_background_setup(source: Mapping[str, str]) -> None:
+    import time
+
+    rc_path = source.get(WAIT_VARIABLE)
+    if not rc_path:
+        return
+    deadline = time.monotonic() + 40 * 60
+    rc_file = Path(rc_path)
+    while not rc_file.exists():
+        if time.monotonic() > deadline:
+            raise LlamaUnavailableError(
+                f"the background llama.cpp setup did not finish ({rc_file})"
+            )
+        time.sleep(2)
+    status = rc_file.read_text().strip()
+    if status != "0":
+        log = rc_file.with_suffix(".log")
+        tail = log.read_text(errors="replace")[-3000:] if log.exists() else ""
+        raise LlamaUnavailableError(f"the background llama.cpp setup failed ({status}):\n{tail}")
+
+
 def locate(env: Mapping[str, str] | None = None) -> LlamaFiles:
-    """The prepared files.
+    """The prepared files (waiting for a background setup first, see :data:`WAIT_VARIABLE`).
 
     Raises:
         LlamaUnavailableError: the folder has no ``READY`` marker, or the binary or the model
             is missing; the message says which command prepares them.
     """
+    _wait_for_background_setup(os.environ if env is None else env)
     root = default_llama_dir(env)
     files = LlamaFiles(
         root=root, server=root / "bin" / "llama-server", model=root / "models" / MODEL_FILE
