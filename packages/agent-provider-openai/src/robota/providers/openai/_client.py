@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 import httpx
+from robota.core.errors import MalformedResponseError
 from robota.core.messages import TextPart, ThinkingPart, ToolCallPart
 from robota.core.provider import (
     ModelResponse,
@@ -24,7 +25,10 @@ __all__ = [
     "PayloadRecorder",
     "buffered_events",
     "make_client",
+    "malformed_stream",
     "sdk_arguments",
+    "stream_document",
+    "stream_events",
 ]
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -83,6 +87,44 @@ def sdk_arguments(
     arguments["extra_headers"] = headers or None
     arguments["timeout"] = timeout
     return arguments
+
+
+def stream_events(raw: Any) -> openai.AsyncStream[object]:
+    """The SDK event stream of a streamed call, yielding each event's JSON as parsed.
+
+    ``raw`` is what ``<resource>.with_raw_response.create(..., stream=True)`` returned. The SDK
+    still decodes the Server-Sent Events (``data:`` lines joined, ``[DONE]`` ends the stream, a
+    ``data`` object with an ``error`` key raises ``openai.APIError``, transport failures raise
+    ``openai.APIConnectionError`` / ``APITimeoutError``, a ``data`` line that is not JSON raises
+    ``json.JSONDecodeError``), but hands over each event's parsed JSON instead of building the
+    SDK's typed chunk that would only be dumped back to a dict (``AsyncStream[object]`` is the
+    SDK's own "no model" cast). The caller iterates and closes it.
+    """
+    return raw.parse(to=openai.AsyncStream[object])
+
+
+def stream_document(data: object, *, provider: str, request_id: str | None) -> dict[str, Any]:
+    """One streamed event's JSON as a dict (the assembler's and ``on_payload``'s shape).
+
+    Raises:
+        MalformedResponseError: when the event's JSON is not an object.
+    """
+    if not isinstance(data, dict):
+        raise MalformedResponseError(
+            f"stream event data is a JSON {type(data).__name__}, not an object",
+            provider=provider,
+            request_id=request_id,
+        )
+    return cast(dict[str, Any], data)
+
+
+def malformed_stream(
+    error: ValueError, *, provider: str, request_id: str | None
+) -> MalformedResponseError:
+    """The error for a streamed event whose ``data`` is not JSON (``error`` is the decoder's)."""
+    return MalformedResponseError(
+        f"stream event data is not JSON: {error}", provider=provider, request_id=request_id
+    )
 
 
 class PayloadRecorder:

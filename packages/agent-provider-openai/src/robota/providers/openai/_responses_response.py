@@ -294,11 +294,13 @@ class ResponsesStreamAssembler:
 
         import openai
 
-        inner: Any = event.get("error") if isinstance(event.get("error"), Mapping) else event
+        nested = isinstance(event.get("error"), Mapping)
+        inner: Any = event.get("error") if nested else event
+        # A bare ``error`` event's own ``type`` is the event name "error", not a vendor type.
         sdk_error = openai.APIError(
             str(inner.get("message") or "stream error"),
             request=None,  # pyright: ignore[reportArgumentType]
-            body={"type": inner.get("type"), "code": inner.get("code")},
+            body={"type": inner.get("type") if nested else None, "code": inner.get("code")},
         )
         raise classify_error(sdk_error, provider=self.provider)
 

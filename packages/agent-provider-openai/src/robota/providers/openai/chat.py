@@ -24,7 +24,10 @@ from robota.providers.openai._client import (
     PayloadRecorder,
     buffered_events,
     make_client,
+    malformed_stream,
     sdk_arguments,
+    stream_document,
+    stream_events,
 )
 from robota.providers.openai._compat import CompatProfile, compat_profile
 from robota.providers.openai._errors import classify_error
@@ -144,22 +147,24 @@ class OpenAIChatProvider(Provider):
         record = PayloadRecorder(request.on_payload, provider=self.name, api=_API)
         record("request", call.body)
         assembler = ChatStreamAssembler(provider=self.name)
-        request_id: str | None = None
         try:
-            chunks = await self._client.chat.completions.create(
+            raw = await self._client.chat.completions.with_raw_response.create(
                 **sdk_arguments(call.body, call.extra_headers, call.timeout)
             )
         except openai.APIError as error:
             raise classify_error(error, provider=self.name) from error
+        request_id = raw.headers.get("x-request-id")
+        chunks = stream_events(raw)
         try:
-            request_id = chunks.response.headers.get("x-request-id")
-            async for chunk in chunks:
-                data = chunk.to_dict(mode="json")
+            async for parsed in chunks:
+                data = stream_document(parsed, provider=self.name, request_id=request_id)
                 record("stream", data)
                 for event in assembler.feed(data):
                     yield event
         except openai.APIError as error:
             raise classify_error(error, provider=self.name) from error
+        except json.JSONDecodeError as error:
+            raise malformed_stream(error, provider=self.name, request_id=request_id) from error
         finally:
             await chunks.close()
         yield ResponseCompleted(

@@ -22,7 +22,10 @@ from robota.providers.openai._client import (
     PayloadRecorder,
     buffered_events,
     make_client,
+    malformed_stream,
     sdk_arguments,
+    stream_document,
+    stream_events,
 )
 from robota.providers.openai._errors import classify_error
 from robota.providers.openai._models import OPENAI_MODELS, openai_model_info
@@ -143,20 +146,23 @@ class OpenAIResponsesProvider(Provider):
         record("request", call.body)
         assembler = ResponsesStreamAssembler(provider=self.name)
         try:
-            events = await self._client.responses.create(
+            raw = await self._client.responses.with_raw_response.create(
                 **sdk_arguments(call.body, call.extra_headers, call.timeout)
             )
         except openai.APIError as error:
             raise classify_error(error, provider=self.name) from error
+        request_id = raw.headers.get("x-request-id")
+        events = stream_events(raw)
         try:
-            request_id = events.response.headers.get("x-request-id")
-            async for event in events:
-                data = event.to_dict(mode="json")
+            async for parsed in events:
+                data = stream_document(parsed, provider=self.name, request_id=request_id)
                 record("stream", data)
                 for item in assembler.feed(data):
                     yield item
         except openai.APIError as error:
             raise classify_error(error, provider=self.name) from error
+        except json.JSONDecodeError as error:
+            raise malformed_stream(error, provider=self.name, request_id=request_id) from error
         finally:
             await events.close()
         yield ResponseCompleted(

@@ -1,0 +1,159 @@
+"""Streamed calls read each Server-Sent Event's JSON as sent: what the assembler and the payload
+capture see, how odd ``data`` lines and failures in the middle of a stream come out."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from robota.core.errors import (
+    MalformedResponseError,
+    ProviderConnectionError,
+    RateLimitError,
+)
+from robota.core.messages import UserMessage
+from robota.core.provider import (
+    ModelRequest,
+    PayloadEvent,
+    ResponseCompleted,
+    StreamEvent,
+    TextDelta,
+)
+from robota.providers.openai import OpenAIChatProvider, OpenAIResponsesProvider
+
+HEADERS = {"content-type": "text/event-stream", "x-request-id": "req_7"}
+
+
+def chat(body: str | httpx.AsyncByteStream) -> OpenAIChatProvider:
+    def answer(request: httpx.Request) -> httpx.Response:
+        if isinstance(body, str):
+            return httpx.Response(200, headers=HEADERS, text=body)
+        return httpx.Response(200, headers=HEADERS, stream=body)
+
+    client = httpx.AsyncClient(transport=httpx.MockTransport(answer))
+    return OpenAIChatProvider("sk-test", http_client=client)
+
+
+def responses(body: str) -> OpenAIResponsesProvider:
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers=HEADERS, text=body)
+
+    client = httpx.AsyncClient(transport=httpx.MockTransport(answer))
+    return OpenAIResponsesProvider("sk-test", http_client=client)
+
+
+def chunk(content: str | None, finish: str | None = None) -> dict[str, Any]:
+    return {
+        "id": "c1",
+        "object": "chat.completion.chunk",
+        "model": "gpt-4o",
+        "choices": [{"index": 0, "delta": {"content": content}, "finish_reason": finish}],
+    }
+
+
+def data(document: dict[str, Any]) -> str:
+    return f"data: {json.dumps(document)}\n\n"
+
+
+REQUEST = ModelRequest(model="gpt-4o", messages=(UserMessage.of("x"),))
+
+
+async def texts_until_error(
+    stream: AsyncIterator[StreamEvent], seen: list[str]
+) -> list[StreamEvent]:
+    events: list[StreamEvent] = []
+    async for event in stream:
+        if isinstance(event, TextDelta):
+            seen.append(event.text)
+        events.append(event)
+    return events
+
+
+@pytest.mark.anyio
+async def test_payload_capture_gets_the_chunk_exactly_as_sent() -> None:
+    sent = {
+        **chunk("hi"),
+        "system_fingerprint": None,
+        "vendor_extra": {"kept": [1, 2]},
+        "usage": None,
+    }
+    seen: list[PayloadEvent] = []
+    request = ModelRequest(model="gpt-4o", messages=(UserMessage.of("x"),), on_payload=seen.append)
+    body = data(sent) + data(chunk(None, "stop")) + "data: [DONE]\n\n"
+    events = [e async for e in chat(body).stream(request)]
+    assert [e.payload for e in seen if e.direction == "stream"] == [sent, chunk(None, "stop")]
+    done = events[-1]
+    assert isinstance(done, ResponseCompleted)
+    assert done.response.message.text == "hi"
+    assert done.response.request_id == "req_7"
+
+
+@pytest.mark.anyio
+async def test_data_split_over_lines_is_joined_and_nothing_after_done_is_read() -> None:
+    first = json.dumps(chunk("Hel"), indent=1).splitlines()
+    body = (
+        ": keep-alive comment\n"
+        + "".join(f"data: {line}\n" for line in first)
+        + "\n"
+        + data(chunk("lo", "stop"))
+        + "data: [DONE]\n\n"
+        + data(chunk(" never"))
+    )
+    events = [e async for e in chat(body).stream(REQUEST)]
+    assert [e.text for e in events if isinstance(e, TextDelta)] == ["Hel", "lo"]
+    done = events[-1]
+    assert isinstance(done, ResponseCompleted)
+    assert done.response.message.text == "Hello"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("line", ["data: {not json\n\n", "data: [1, 2]\n\n", 'data: "x"\n\n'])
+async def test_data_that_is_not_a_json_object_is_a_malformed_response(line: str) -> None:
+    seen: list[str] = []
+    body = data(chunk("par")) + line + "data: [DONE]\n\n"
+    with pytest.raises(MalformedResponseError) as info:
+        await texts_until_error(chat(body).stream(REQUEST), seen)
+    assert seen == ["par"]
+    assert info.value.request_id == "req_7"
+
+
+class _BreaksAfterFirstChunk(httpx.AsyncByteStream):
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield data(chunk("par")).encode()
+        raise httpx.ReadError("connection reset by peer")
+
+
+@pytest.mark.anyio
+async def test_connection_lost_mid_stream_is_a_connection_error_after_the_text() -> None:
+    seen: list[str] = []
+    with pytest.raises(ProviderConnectionError) as info:
+        await texts_until_error(chat(_BreaksAfterFirstChunk()).stream(REQUEST), seen)
+    assert seen == ["par"]
+    assert info.value.recoverable is True
+
+
+def event(document: dict[str, Any]) -> str:
+    return f"event: {document['type']}\ndata: {json.dumps(document)}\n\n"
+
+
+@pytest.mark.anyio
+async def test_responses_error_event_mid_stream_is_classified_after_the_text() -> None:
+    body = event(
+        {"type": "response.output_text.delta", "item_id": "m1", "delta": "par", "output_index": 0}
+    ) + event(
+        {
+            "type": "error",
+            "code": "rate_limit_exceeded",
+            "message": "slow down",
+            "param": None,
+            "sequence_number": 2,
+        }
+    )
+    seen: list[str] = []
+    with pytest.raises(RateLimitError) as info:
+        await texts_until_error(responses(body).stream(REQUEST), seen)
+    assert seen == ["par"]
+    assert info.value.vendor_type == "rate_limit_exceeded"
