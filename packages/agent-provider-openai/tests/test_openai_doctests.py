@@ -8,6 +8,7 @@ import importlib
 import pytest
 
 MODULES = [
+    "robota.providers.openai._client",
     "robota.providers.openai._compat",
     "robota.providers.openai._common",
     "robota.providers.openai._errors",

@@ -14,7 +14,14 @@ from robota.core.errors import (
     ProviderConnectionError,
     RateLimitError,
 )
-from robota.core.messages import UserMessage
+from robota.core.messages import (
+    AssistantMessage,
+    TextPart,
+    ToolCallPart,
+    ToolResultMessage,
+    ToolResultPart,
+    UserMessage,
+)
 from robota.core.provider import (
     ModelRequest,
     PayloadEvent,
@@ -157,3 +164,84 @@ async def test_responses_error_event_mid_stream_is_classified_after_the_text() -
         await texts_until_error(responses(body).stream(REQUEST), seen)
     assert seen == ["par"]
     assert info.value.vendor_type == "rate_limit_exceeded"
+
+
+HISTORY = (
+    UserMessage.of("weather in Oslo?"),
+    AssistantMessage(
+        parts=(
+            TextPart(text="checking"),
+            ToolCallPart(
+                id="call_1",
+                name="get_weather",
+                arguments={"city": "Oslo"},
+                raw_arguments='{"city": "Oslo"}',
+            ),
+        )
+    ),
+    ToolResultMessage(
+        results=(
+            ToolResultPart(call_id="call_1", name="get_weather", content=(TextPart(text="4C"),)),
+        )
+    ),
+)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("api", ["chat", "responses"])
+@pytest.mark.parametrize("streamed", [True, False])
+async def test_the_wire_body_is_the_captured_request_payload(api: str, streamed: bool) -> None:
+    wire: list[bytes] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        wire.append(request.content)
+        if api == "chat":
+            if streamed:
+                return httpx.Response(200, headers=HEADERS, text=data(chunk("ok", "stop")))
+            return httpx.Response(200, json=CHAT_COMPLETION)
+        if streamed:
+            return httpx.Response(200, headers=HEADERS, text=event(RESPONSE_DONE))
+        return httpx.Response(200, json=RESPONSE_DONE["response"])
+
+    client = httpx.AsyncClient(transport=httpx.MockTransport(answer))
+    p = (
+        OpenAIChatProvider("sk-test", http_client=client)
+        if api == "chat"
+        else OpenAIResponsesProvider("sk-test", http_client=client, store=False)
+    )
+    seen: list[PayloadEvent] = []
+    request = ModelRequest(model="gpt-4o", messages=HISTORY, on_payload=seen.append)
+    if streamed:
+        [e async for e in p.stream(request)]
+    else:
+        await p.complete(request)
+    sent = json.loads(wire[0])
+    captured = seen[0].payload
+    assert isinstance(captured, dict)
+    assert sent == captured
+    # Chat: user, assistant (text + tool call), tool. Responses: user, assistant text,
+    # function_call, function_call_output.
+    history = sent["messages"] if api == "chat" else sent["input"]
+    assert len(history) == (3 if api == "chat" else 4)
+    assert sent.get("stream", False) is streamed
+
+
+CHAT_COMPLETION: dict[str, Any] = {
+    "id": "c1",
+    "object": "chat.completion",
+    "model": "gpt-4o",
+    "choices": [
+        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "ok"}}
+    ],
+}
+
+RESPONSE_DONE: dict[str, Any] = {
+    "type": "response.completed",
+    "response": {
+        "id": "r1",
+        "object": "response",
+        "status": "completed",
+        "model": "gpt-4o",
+        "output": [],
+    },
+}

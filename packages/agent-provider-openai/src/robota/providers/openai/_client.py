@@ -70,6 +70,7 @@ def make_client(
 
 
 _DIRECT = ("model", "messages", "input", "stream")
+_CONTENT = ("messages", "input")
 
 
 def sdk_arguments(
@@ -78,12 +79,24 @@ def sdk_arguments(
     """Keyword arguments for an SDK ``create`` call that put exactly ``body`` on the wire.
 
     ``model``, ``messages`` / ``input`` and ``stream`` go as keywords (the SDK requires them and
-    picks its stream decoder from ``stream``);
-    every other field travels in ``extra_body``, so fields the SDK's signature does not know
-    (compatible servers' own options, new vendor fields) reach the server unchanged.
+    picks its stream decoder from ``stream``), but ``messages`` / ``input`` only as an empty
+    placeholder: their real value travels in ``extra_body`` like every other field, which the SDK
+    merges over its own body key by key (``extra_body`` wins, the key keeps its place). The body
+    is already in wire form, so the SDK's per-request recursive conversion of typed parameters
+    (``maybe_transform``, a walk over every message part that was a large share of a call's
+    client-side time) would change nothing but cost time; fields the SDK's signature does not
+    know (compatible servers' own options, new vendor fields) reach the server unchanged.
+
+    Example:
+        >>> arguments = sdk_arguments({"model": "m", "messages": [{"role": "user"}], "n": 1}, {}, None)
+        >>> arguments["messages"], arguments["extra_body"]
+        ([], {'messages': [{'role': 'user'}], 'n': 1})
     """
     arguments: dict[str, Any] = {key: body[key] for key in _DIRECT if key in body}
-    arguments["extra_body"] = {k: v for k, v in body.items() if k not in _DIRECT}
+    for key in _CONTENT:
+        if key in arguments:
+            arguments[key] = []
+    arguments["extra_body"] = {k: v for k, v in body.items() if k not in _DIRECT or k in _CONTENT}
     arguments["extra_headers"] = headers or None
     arguments["timeout"] = timeout
     return arguments
