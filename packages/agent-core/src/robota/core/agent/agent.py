@@ -25,8 +25,22 @@ from robota.core.agent.events import HistoryCommitted
 from robota.core.agent.history import History
 from robota.core.agent.output import OutputSpec
 from robota.core.agent.pairing import HistoryProcessor
+from robota.core.agent.pause import (
+    Decision,
+    PauseState,
+    PauseStateError,
+    RunPaused,
+    settle_decisions,
+)
 from robota.core.agent.result import RunResult
-from robota.core.agent.run import RunControl, RunSpec, execute_run
+from robota.core.agent.run import (
+    Resumption,
+    RunControl,
+    RunSpec,
+    execute_run,
+    execute_until_pause,
+    resume_run,
+)
 from robota.core.agent.stream import AgentStream
 from robota.core.agent.texts import AgentTexts
 from robota.core.cancellation import CancelToken
@@ -279,9 +293,160 @@ class Agent:
                 provider call, no history change).
             RobotaError: see :func:`robota.core.agent.run.execute_run`.
         """
-        return await self._run(
+        result = await self._run(
             prompt, output_type, settings, max_rounds, deps, cancel or CancelToken(), None, run_id
         )
+        assert isinstance(result, RunResult)
+        return result
+
+    async def run_until_pause(
+        self,
+        prompt: Prompt,
+        *,
+        output_type: Any = None,
+        settings: ModelSettings | None = None,
+        max_rounds: int | None = None,
+        deps: Any = None,
+        cancel: CancelToken | None = None,
+        run_id: str | None = None,
+    ) -> RunResult | RunPaused:
+        """Like :meth:`run`, but a model response calling a tool whose ``execution`` is
+        ``approval`` or ``external`` ends the run with :class:`RunPaused` before any call of
+        that response executes (seed 002, "Deferred tool execution").
+
+        The history then ends with the assistant message holding the calls (no results yet).
+        Continue with :meth:`resume` on this agent or on a fresh one built with the same
+        provider and tools (``RunPaused.state`` round-trips through JSON).
+
+        Example:
+            >>> from robota.core.agent.pause import Approve
+            >>> from robota.core.testing.scripted import ScriptedProvider, tool_call
+            >>> from robota.core.tools.function import tool
+            >>> @tool
+            ... async def delete(path: str) -> str:
+            ...     \"\"\"Delete a file.\"\"\"
+            ...     return f"deleted {path}"
+            >>> delete.execution = "approval"
+            >>> provider = ScriptedProvider([[tool_call("c1", "delete", {"path": "a"})], "Done."])
+            >>> agent = Agent(provider, tools=[delete])
+            >>> paused = anyio.run(agent.run_until_pause, "Delete a")
+            >>> [(p.key, p.name) for p in paused.pending]
+            [('c1', 'delete')]
+            >>> anyio.run(agent.resume, paused.state, {"c1": Approve()}).text
+            'Done.'
+
+        Raises:
+            ConfigurationError: the agent has a journal (pauses are not journaled yet).
+            The errors of :meth:`run` except ``PauseRequiredError``.
+        """
+        self._refuse_journal()
+        return await self._run(
+            prompt,
+            output_type,
+            settings,
+            max_rounds,
+            deps,
+            cancel or CancelToken(),
+            None,
+            run_id,
+            pausable=True,
+        )
+
+    async def resume(
+        self,
+        state: PauseState,
+        decisions: Mapping[str, Decision],
+        *,
+        output_type: Any = None,
+        deps: Any = None,
+        cancel: CancelToken | None = None,
+    ) -> RunResult | RunPaused:
+        """Continue a paused run with one decision per pending call (seed 002, "Deferred tool
+        execution").
+
+        The decisions are checked before anything runs. The agent's history must be empty (a
+        fresh agent: it is filled from ``state.history``) or equal to ``state.history`` (the
+        agent that paused); the system prompt becomes ``state.system_prompt``. Then the paused
+        batch runs once: ``Approve`` runs the call through validation, gates and body;
+        ``Deny(message)`` gives an error result with the message; ``ExternalResult`` is used as
+        given without running application code; the immediate calls of the same response run
+        now. One tool-result message (call order) is committed and the loop continues with the
+        next model call: the original request is never sent again. Settings, round budget,
+        usage and retry counters continue from the state (``result.usage``/``rounds`` cover the
+        whole run; ``new_messages`` only what this call appended). Tools are this agent's
+        tools named in ``state.offered_tools`` that its gates offer; a call naming a tool no
+        longer registered gets the unknown-tool result.
+
+        Args:
+            state: ``RunPaused.state`` (or ``PauseState.from_json`` of it).
+            decisions: Decision per ``PendingCall.key``.
+            output_type: The run's output type when it was a pydantic model (its schema must
+                equal the saved one); None uses the saved schema as a dict schema.
+            deps: Dependencies for tool bodies (None: the agent's).
+            cancel: The resumed invocation's cancellation signal.
+
+        Returns:
+            The run's result, or another :class:`RunPaused` when a later response calls a
+            gated tool.
+
+        Raises:
+            DecisionError: a pending call without a decision, a decision for no pending call,
+                or ``Approve``/``ExternalResult`` given to the other execution kind.
+            PauseStateError: an inconsistent state (``corrupt``), a live history that is
+                neither empty nor the state's (``conflicting_history``), or an output type
+                whose schema differs (``incompatible``).
+            ConfigurationError: the agent has a journal.
+            AgentClosedError, RunCancelledError: as for :meth:`run`.
+        """
+        if self._closed:
+            raise AgentClosedError(f"agent {self.name!r} is closed; it accepts no new runs")
+        self._refuse_journal()
+        settled = settle_decisions(state, decisions)
+        given = OutputSpec.of(output_type) if output_type is not None else None
+        if given is not None and dict(given.schema) != dict(state.output_schema or {}):
+            raise PauseStateError(
+                "the output type's schema differs from the paused run's", reason="incompatible"
+            )
+        output = given
+        if output is None and state.output_schema is not None:
+            output = OutputSpec.of(dict(state.output_schema))
+        token = cancel or CancelToken()
+        async with self._slot():
+            self._refuse_if(token)
+            if not self._history.body:
+                self._history.restore(state.history)
+            elif self._history.body != state.history:
+                raise PauseStateError(
+                    "the agent's history is neither empty nor the paused run's history",
+                    reason="conflicting_history",
+                )
+            self._history.system_prompt = state.system_prompt
+            spec = self._spec(
+                output=output,
+                settings=state.settings,
+                max_rounds=state.max_rounds,
+                deps=deps,
+                run_id=state.run_id,
+            )
+            offered: dict[str, Tool] = {}
+            for name in state.offered_tools:
+                tool = self._tools.get(name)
+                if tool is not None and all(g.offers(tool) for g in self.gates):
+                    offered[name] = tool
+            resumption = Resumption(
+                state=state,
+                settled=settled,
+                offered=offered,
+                decisions=tuple((p.key, decisions[p.key].kind) for p in state.pending),
+            )
+            return await resume_run(spec, resumption, token)
+
+    def _refuse_journal(self) -> None:
+        if self.journal is not None:
+            raise ConfigurationError(
+                "run_until_pause/resume are not available on a journaled agent: a pause is not "
+                "recorded in the execution journal"
+            )
 
     def stream(
         self,
@@ -305,9 +470,11 @@ class Agent:
             cancel.on_cancel(lambda: own.cancel(cancel.reason))
 
         async def start(send: Any, token: CancelToken) -> RunResult:
-            return await self._run(
+            result = await self._run(
                 prompt, output_type, settings, max_rounds, deps, token, send, run_id
             )
+            assert isinstance(result, RunResult)
+            return result
 
         return AgentStream(start, own)
 
@@ -401,7 +568,8 @@ class Agent:
         cancel: CancelToken,
         send: Any,
         run_id: str | None = None,
-    ) -> RunResult:
+        pausable: bool = False,
+    ) -> RunResult | RunPaused:
         if self._closed:
             raise AgentClosedError(f"agent {self.name!r} is closed; it accepts no new runs")
         kind = output_type if output_type is not None else self.output_type
@@ -431,6 +599,8 @@ class Agent:
                 self._stream_sink.append(send)
                 self._control.streaming = True
             try:
+                if pausable:
+                    return await execute_until_pause(spec, message, cancel)
                 return await execute_run(spec, message, cancel)
             finally:
                 if send is not None:

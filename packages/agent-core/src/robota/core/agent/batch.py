@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -130,8 +130,12 @@ class ToolRunner:
         *,
         owner: OwnerPath,
         round: int,
+        skip: Collection[int] = frozenset(),
     ) -> None:
         """Run ``calls`` and store each result at its call's index in ``results``.
+
+        ``skip`` holds the indices whose results the caller already put in ``results`` (the
+        decisions of a resumed pause: denials and external results); those calls do not run.
 
         On cancellation the running bodies are cancelled and the exception propagates; entries
         still None are the calls that never finished (the caller records them as interrupted).
@@ -168,6 +172,8 @@ class ToolRunner:
         for index, call in enumerate(calls):
             if failures:
                 break
+            if index in skip:
+                continue
             tool = available.get(call.name)
             if tool is None:
                 results[index] = self.skip_unknown(call, names, owner)

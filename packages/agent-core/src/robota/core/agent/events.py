@@ -32,7 +32,9 @@ __all__ = [
     "RoundStarted",
     "RunCompleted",
     "RunFailed",
+    "RunResumed",
     "RunStarted",
+    "RunSuspended",
     "SkipReason",
     "ToolCallCompleted",
     "ToolCallSkipped",
@@ -47,9 +49,16 @@ RoundKind = Literal["normal", "summary", "final"]
 RoundOutcome = Literal["success", "failure", "interrupted"]
 
 SkipReason = Literal[
-    "unknown_tool", "interrupted", "context_budget", "identical_input", "invalid_arguments"
+    "unknown_tool",
+    "interrupted",
+    "context_budget",
+    "identical_input",
+    "invalid_arguments",
+    "denied",
+    "external_result",
 ]
-"""Why a tool body did not run."""
+"""Why a tool body did not run (``denied``/``external_result``: a resume decision answered the
+call, seed 002 "Deferred tool execution")."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -96,6 +105,40 @@ class RunFailed(Event):
     type: ClassVar[str] = "run.failed"
     run_id: str
     error: BaseException
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RunSuspended(Event):
+    """A run paused before executing a response that calls ``approval`` or ``external`` tools
+    (``Agent.run_until_pause``; seed 002, "Deferred tool execution"). The run ends with
+    neither ``run.completed`` nor ``run.failed``; ``Agent.resume`` continues it.
+
+    Attributes:
+        run_id: Robota's id of the run.
+        pending: The decision keys of the calls awaiting a decision, in call order.
+        usage: Usage summed over the run's requests so far.
+    """
+
+    type: ClassVar[str] = "run.suspended"
+    run_id: str
+    pending: tuple[str, ...]
+    usage: Usage
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RunResumed(Event):
+    """A paused run continues (``Agent.resume``) with its decisions; it ends with
+    ``run.completed``, ``run.failed`` or another ``run.suspended``.
+
+    Attributes:
+        run_id: Robota's id of the run.
+        decisions: ``(decision key, kind)`` per pending call, in call order; kind is
+            ``approve``, ``deny`` or ``external_result``.
+    """
+
+    type: ClassVar[str] = "run.resumed"
+    run_id: str
+    decisions: tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

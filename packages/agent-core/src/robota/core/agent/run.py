@@ -13,6 +13,12 @@ and then through the pairing repair (the canonical history is never rewritten). 
 (``RunSpec.journal``) records its checkpoint before the first model call, every response before
 it is used, every tool effect around its body, and its outcome (seed 000, "Execution Journal and
 Continuation"); a continuation (``RunSpec.recorded``) answers settled steps from the journal.
+
+A response calling an ``approval`` or ``external`` tool pauses the run before any of its calls
+executes (seed 002, "Deferred tool execution", :mod:`robota.core.agent.pause`):
+:func:`execute_until_pause` returns the pause, :func:`execute_run` raises
+:class:`~robota.core.agent.pause.PauseRequiredError`, and :func:`resume_run` runs the paused
+batch with the host's decisions and goes on with the next model call.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import anyio
@@ -40,11 +46,14 @@ from robota.core.agent.events import (
     RoundStarted,
     RunCompleted,
     RunFailed,
+    RunResumed,
     RunStarted,
+    RunSuspended,
     ToolCallSkipped,
 )
 from robota.core.agent.history import AssistantDraft
 from robota.core.agent.pairing import PairingRepair, repair_pairing
+from robota.core.agent.pause import PauseRequiredError, PauseState, RunPaused, pending_calls
 from robota.core.agent.result import RunResult
 from robota.core.agent.spec import RunControl, RunSpec
 from robota.core.cancellation import CancelToken
@@ -78,7 +87,14 @@ from robota.core.provider import (
 from robota.core.tools.base import Tool
 from robota.core.usage import Usage
 
-__all__ = ["RunControl", "RunSpec", "execute_run"]
+__all__ = [
+    "Resumption",
+    "RunControl",
+    "RunSpec",
+    "execute_run",
+    "execute_until_pause",
+    "resume_run",
+]
 
 
 async def execute_run(spec: RunSpec, prompt: UserMessage, cancel: CancelToken) -> RunResult:
@@ -94,15 +110,71 @@ async def execute_run(spec: RunSpec, prompt: UserMessage, cancel: CancelToken) -
         StructuredOutputError: the output did not validate within the retry budget.
         JournalError: a journal write failed (checkpoint, response, tool start or result,
             outcome); it wins over cancellation and over the run's own failure.
+        PauseRequiredError: a response called an ``approval`` or ``external`` tool (the run
+            refuses to discard the pause; the error carries it).
     """
-    return await _Run(spec, prompt, cancel).execute()
+    result = await _Run(spec, prompt, cancel).execute()
+    assert isinstance(result, RunResult)  # a run that cannot pause raises instead
+    return result
+
+
+async def execute_until_pause(
+    spec: RunSpec, prompt: UserMessage, cancel: CancelToken
+) -> RunResult | RunPaused:
+    """Like :func:`execute_run`, but a response calling an ``approval`` or ``external`` tool
+    ends the run with :class:`~robota.core.agent.pause.RunPaused` before any of its calls
+    executes (seed 002, "Deferred tool execution")."""
+    return await _Run(spec, prompt, cancel, pausable=True).execute()
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Resumption:
+    """A paused run ready to continue (built by ``Agent.resume`` after checking decisions).
+
+    Attributes:
+        state: The pause state (its history is already the agent's).
+        settled: Results the decisions settle without running (denials and external results)
+            by call index, with the skip reason to report.
+        offered: The tools the paused batch may run, by name.
+        decisions: ``(decision key, kind)`` per pending call, in call order (for the event).
+    """
+
+    state: PauseState
+    settled: Mapping[int, tuple[ToolResultPart, Literal["denied", "external_result"]]]
+    offered: Mapping[str, Tool]
+    decisions: tuple[tuple[str, str], ...]
+
+
+async def resume_run(
+    spec: RunSpec, resumption: Resumption, cancel: CancelToken
+) -> RunResult | RunPaused:
+    """Run the paused batch (approved and immediate calls run; settled results are used as
+    given), commit one tool-result message, and continue the loop with the next model call.
+    The run's counters (rounds, usage, retries, guards) continue from the state.
+
+    Raises:
+        The errors of :func:`execute_run` except ``PauseRequiredError`` (a later response
+        calling a gated tool pauses again).
+    """
+    return await _Run(spec, None, cancel, pausable=True, resumption=resumption).execute()
 
 
 class _Run:
-    def __init__(self, spec: RunSpec, prompt: UserMessage, cancel: CancelToken) -> None:
+    def __init__(
+        self,
+        spec: RunSpec,
+        prompt: UserMessage | None,
+        cancel: CancelToken,
+        *,
+        pausable: bool = False,
+        resumption: Resumption | None = None,
+    ) -> None:
         self.prompt = prompt
         self.cancel = cancel
-        self.run_id = spec.run_id or f"run_{uuid.uuid4().hex[:16]}"
+        self.pausable = pausable
+        self.resumption = resumption
+        state = resumption.state if resumption is not None else None
+        self.run_id = state.run_id if state else spec.run_id or f"run_{uuid.uuid4().hex[:16]}"
         self.journal = spec.journal
         if spec.journal is not None:
             recorded = spec.recorded
@@ -119,8 +191,11 @@ class _Run:
         self.spec = spec
         self.repairs: list[PairingRepair] = []
         self.owner = spec.owner.child("run", self.run_id)
-        self.usage = Usage()
-        self.rounds = 0
+        self.usage = state.usage if state else Usage()
+        self.rounds = state.rounds if state else 0
+        self.attempts = state.output_attempts if state else 0
+        self.unknown_streak = state.unknown_tool_streak if state else 0
+        self.never_executed: list[str] = list(state.never_executed) if state else []
         self.start_index = len(spec.history)
         self.draft: AssistantDraft | None = None
         self.batch: tuple[Sequence[ToolCallPart], list[ToolResultPart | None], OwnerPath] | None
@@ -135,27 +210,35 @@ class _Run:
             max_parallel=spec.max_parallel_tools,
             identical_limit=spec.identical_limit,
         )
+        if state is not None:
+            self.tools.retry_counts.update(state.tool_retry_counts)
+            self.tools.identical_counts.update(state.identical_input_counts)
         spec.control.runner = self.tools
 
     # --- lifecycle ------------------------------------------------------------------------
 
-    async def execute(self) -> RunResult:
+    async def execute(self) -> RunResult | RunPaused:
         spec = self.spec
         self._check_settings()
-        spec.emit(RunStarted(owner=self.owner, run_id=self.run_id, prompt=self.prompt))
-        if self.journal is not None and spec.recorded is None:
-            assert spec.checkpoint is not None
-            try:
-                await journal_write(
-                    "run start", self.journal.start_run(self.run_id, spec.checkpoint.to_json())
-                )
-            except JournalError as exc:
-                spec.emit(RunFailed(owner=self.owner, run_id=self.run_id, error=exc))
-                raise
-        spec.history.append(self.prompt)
+        if self.resumption is not None:
+            decisions = self.resumption.decisions
+            spec.emit(RunResumed(owner=self.owner, run_id=self.run_id, decisions=decisions))
+        else:
+            assert self.prompt is not None
+            spec.emit(RunStarted(owner=self.owner, run_id=self.run_id, prompt=self.prompt))
+            if self.journal is not None and spec.recorded is None:
+                assert spec.checkpoint is not None
+                try:
+                    await journal_write(
+                        "run start", self.journal.start_run(self.run_id, spec.checkpoint.to_json())
+                    )
+                except JournalError as exc:
+                    spec.emit(RunFailed(owner=self.owner, run_id=self.run_id, error=exc))
+                    raise
+            spec.history.append(self.prompt)
         scope = anyio.CancelScope()
         remove = self.cancel.on_cancel(scope.cancel)
-        outcome: tuple[str, Any] | None = None
+        outcome: tuple[str, Any] | RunPaused | None = None
         try:
             with scope:
                 outcome = await self._loop()
@@ -177,6 +260,12 @@ class _Run:
             self._settle()
             await self._record_outcome("interrupted")
             return self._finish(self._last_text(), None, interrupted=True)
+        if isinstance(outcome, RunPaused):
+            keys = tuple(p.key for p in outcome.pending)
+            spec.emit(
+                RunSuspended(owner=self.owner, run_id=self.run_id, pending=keys, usage=self.usage)
+            )
+            return outcome
         await self._record_outcome("completed")
         return self._finish(outcome[0], outcome[1], interrupted=False)
 
@@ -236,40 +325,39 @@ class _Run:
 
     # --- the loop -------------------------------------------------------------------------
 
-    async def _loop(self) -> tuple[str, Any]:
+    async def _loop(self) -> tuple[str, Any] | RunPaused:
         spec = self.spec
-        unknown_streak = 0
-        never_executed: list[str] = []
-        attempts = 0
         while True:
+            if self.resumption is not None:
+                plan, self.resumption = self.resumption, None
+                final = await self._after_calls(plan.state.calls, plan.offered, plan.settled)
+                if final is not None:
+                    return final
+                continue
             self._steer()
             if spec.max_rounds and self.rounds >= spec.max_rounds:
                 message = await self._round("summary", spec.texts.summary_instruction)
                 text = message.text or spec.texts.summary_fallback
-                return text, self._summary_output(text, attempts)
+                return text, self._summary_output(text, self.attempts)
             offered = {t.name: t for t in spec.offered_tools()}
             message = await self._round("normal", None, offered=offered)
             calls = message.tool_calls
             if calls:
-                unknown = [c for c in calls if c.name not in offered]
-                await self._run_batch(calls, offered)
-                if unknown:
-                    unknown_streak += 1
-                    never_executed.extend(f"{c.name} (id {c.id})" for c in unknown)
-                else:
-                    unknown_streak, never_executed = 0, []
-                if spec.unknown_tool_rounds and unknown_streak >= spec.unknown_tool_rounds:
-                    instruction = spec.texts.unknown_tool_final.format(
-                        calls=", ".join(never_executed)
-                    )
-                    final = await self._round("final", instruction)
-                    return final.text, self._summary_output(final.text, attempts)
+                paused = self._pause_for(calls, offered)
+                if paused is not None:
+                    if not self.pausable:
+                        raise PauseRequiredError(paused)
+                    return paused
+                final = await self._after_calls(calls, offered, {})
+                if final is not None:
+                    return final
                 continue
             if spec.control.steering:
                 continue  # the user added a message while the model answered: answer it too
             if spec.output is None:
                 return message.text, None
-            attempts += 1
+            self.attempts += 1
+            attempts = self.attempts
             value, issues = spec.output.validate(message.text)
             if not issues:
                 return message.text, value
@@ -289,6 +377,69 @@ class _Run:
                 issues="\n".join(f"- {i}" for i in issues), schema=spec.output.schema_text
             )
             spec.history.append(UserMessage.of(feedback))
+
+    async def _after_calls(
+        self,
+        calls: Sequence[ToolCallPart],
+        offered: Mapping[str, Tool],
+        settled: Mapping[int, tuple[ToolResultPart, Literal["denied", "external_result"]]],
+    ) -> tuple[str, Any] | None:
+        """Run one batch and apply the unknown-tool loop guard; returns the run's end when the
+        guard's final no-tools call ended it, else None."""
+        spec = self.spec
+        unknown = [c for i, c in enumerate(calls) if c.name not in offered and i not in settled]
+        await self._run_batch(calls, offered, settled)
+        if unknown:
+            self.unknown_streak += 1
+            self.never_executed.extend(f"{c.name} (id {c.id})" for c in unknown)
+        else:
+            self.unknown_streak, self.never_executed = 0, []
+        if spec.unknown_tool_rounds and self.unknown_streak >= spec.unknown_tool_rounds:
+            instruction = spec.texts.unknown_tool_final.format(calls=", ".join(self.never_executed))
+            final = await self._round("final", instruction)
+            return final.text, self._summary_output(final.text, self.attempts)
+        return None
+
+    def _pause_for(
+        self, calls: Sequence[ToolCallPart], offered: Mapping[str, Tool]
+    ) -> RunPaused | None:
+        """The pause for a response calling ``approval``/``external`` tools, else None. Nothing
+        of the batch has run or been counted yet (seed 002: the pause comes before any call of
+        the response executes)."""
+        gated: dict[int, Literal["approval", "external"]] = {}
+        for index, call in enumerate(calls):
+            tool = offered.get(call.name)
+            if tool is not None and tool.execution != "immediate":
+                gated[index] = tool.execution
+        if not gated:
+            return None
+        spec = self.spec
+        state = PauseState(
+            run_id=self.run_id,
+            history=spec.history.body,
+            system_prompt=spec.history.system_prompt,
+            model=spec.model,
+            settings=spec.settings,
+            max_rounds=spec.max_rounds,
+            output_schema=spec.output.schema if spec.output is not None else None,
+            rounds=self.rounds,
+            usage=self.usage,
+            output_attempts=self.attempts,
+            unknown_tool_streak=self.unknown_streak,
+            never_executed=tuple(self.never_executed),
+            tool_retry_counts=dict(self.tools.retry_counts),
+            identical_input_counts=dict(self.tools.identical_counts),
+            offered_tools=tuple(sorted(offered)),
+            pending=pending_calls(calls, gated),
+        )
+        return RunPaused(
+            run_id=self.run_id,
+            state=state,
+            pending=state.pending,
+            new_messages=spec.history.messages[self.start_index :],
+            usage=self.usage,
+            rounds=self.rounds,
+        )
 
     def _steer(self) -> None:
         """Commit queued steering texts as user messages before the next model call."""
@@ -488,7 +639,12 @@ class _Run:
 
     # --- tool batches ---------------------------------------------------------------------
 
-    async def _run_batch(self, calls: Sequence[ToolCallPart], offered: Mapping[str, Tool]) -> None:
+    async def _run_batch(
+        self,
+        calls: Sequence[ToolCallPart],
+        offered: Mapping[str, Tool],
+        settled: Mapping[int, tuple[ToolResultPart, Literal["denied", "external_result"]]],
+    ) -> None:
         owner = self.owner.child("round", str(self.rounds))
         results: list[ToolResultPart | None] = [None] * len(calls)
         self.batch = (calls, results, owner)
@@ -507,7 +663,14 @@ class _Run:
                 tool_name=name,
                 count=count,
             )
-        await self.tools.run_batch(calls, offered, results, owner=owner, round=self.rounds)
+        for index, (result, reason) in settled.items():
+            results[index] = result
+            self.spec.emit(
+                ToolCallSkipped(owner=owner, call=calls[index], reason=reason, message=result.text)
+            )
+        await self.tools.run_batch(
+            calls, offered, results, owner=owner, round=self.rounds, skip=frozenset(settled)
+        )
         self._commit_batch()
 
     def _commit_batch(self) -> None:

@@ -25,6 +25,7 @@ __all__ = [
     "RiskClass",
     "Tool",
     "ToolContext",
+    "ToolExecution",
     "ToolOutput",
     "ToolReturn",
 ]
@@ -68,6 +69,13 @@ class PermissionArgument:
 Residency = Literal["resident", "deferred", "auto"]
 """Whether a tool's schema is always offered (``resident``), withheld until searched for
 (``deferred``), or decided by the agent's threshold (``auto``)."""
+
+ToolExecution = Literal["immediate", "approval", "external"]
+"""How the loop executes a tool's calls (seed 002, "Deferred tool execution"):
+``immediate`` runs the body in the batch; ``approval`` runs the body only after a host approved
+the call; ``external`` never runs the body, the host supplies the result. ``approval`` and
+``external`` calls need ``Agent.run_until_pause``/``Agent.resume`` (``Agent.run`` refuses to
+discard the pause with ``PauseRequiredError``)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -144,6 +152,10 @@ class Tool(ABC):
         residency: See :data:`Residency`.
         idempotent: True when re-running after a crash is safe (journal continuation).
         strict: Ask vendors for strict argument adherence where supported.
+        execution: See :data:`ToolExecution`. A response with a call to an ``approval`` or
+            ``external`` tool pauses the run before any call of that response executes
+            (``Agent.run_until_pause`` returns ``RunPaused``); ``Agent.resume`` takes one
+            decision per such call. The body of an ``external`` tool is never run by the loop.
     """
 
     name: str
@@ -157,6 +169,7 @@ class Tool(ABC):
     residency: Residency = "auto"
     idempotent: bool = False
     strict: bool | None = None
+    execution: ToolExecution = "immediate"
 
     @abstractmethod
     async def call(self, arguments: dict[str, Any], ctx: ToolContext[Any]) -> ToolOutput:
