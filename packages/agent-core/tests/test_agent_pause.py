@@ -427,3 +427,65 @@ def test_run_until_pause_docstring_example_runs() -> None:
     runner = doctest.DocTestRunner()
     runner.run(tests[0])
     assert runner.summarize().failed == 0
+
+
+@pytest.mark.anyio
+async def test_same_agent_resumes_from_a_json_round_tripped_state() -> None:
+    log: list[str] = []
+    agent, provider, paused = await pause_read_and_delete(log)
+    state = PauseState.from_json(json.loads(json.dumps(paused.state.to_json())))
+    result = await agent.resume(state, {"d1": Deny(message="no")})
+    assert isinstance(result, RunResult)
+    assert result.text == "All done."
+    assert len(provider.requests) == 2
+
+
+@pytest.mark.anyio
+async def test_stream_refuses_to_discard_the_pause() -> None:
+    provider = ScriptedProvider(read_and_delete())
+    agent = Agent(provider, tools=make_tools([]))
+
+    async def consume() -> None:
+        async with agent.stream("clean up") as stream:
+            async for _ in stream:
+                pass
+
+    with pytest.raises(PauseRequiredError) as caught:
+        await consume()
+    assert [p.key for p in caught.value.paused.pending] == ["d1"]
+
+
+@pytest.mark.anyio
+async def test_cancelled_resume_keeps_the_decided_results_in_the_one_message() -> None:
+    import anyio
+    from robota.core.cancellation import CancelToken
+
+    started = anyio.Event()
+
+    async def slow(path: str) -> str:
+        """Never finishes."""
+        started.set()
+        await anyio.sleep_forever()
+        return path
+
+    provider = ScriptedProvider(
+        [[tool_call("s1", "slow", {"path": "x"}), tool_call("d1", "delete", {"path": "y"})]]
+    )
+    agent = Agent(provider, tools=[tool(slow), *make_tools([])[1:]])
+    paused = await agent.run_until_pause("go")
+    assert isinstance(paused, RunPaused)
+    token = CancelToken()
+    result: RunResult | RunPaused | None = None
+    async with anyio.create_task_group() as tg:
+
+        async def cancel_when_started() -> None:
+            await started.wait()
+            token.cancel()
+
+        tg.start_soon(cancel_when_started)
+        result = await agent.resume(paused.state, {"d1": Deny(message="no")}, cancel=token)
+    assert isinstance(result, RunResult)
+    assert result.interrupted
+    assert [(c, e) for c, _, e in results(agent.history)] == [("s1", True), ("d1", True)]
+    assert results(agent.history)[1] == ("d1", "no", True)
+    assert len(provider.requests) == 1
