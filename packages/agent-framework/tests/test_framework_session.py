@@ -349,3 +349,50 @@ async def test_subagent_tool_is_in_the_default_tier(tmp_path: Path) -> None:
     assert result.text == "The reviewer says it looks fine."
     child_request = provider.requests[1]
     assert [t.name for t in child_request.tools] == ["read_file"]
+
+
+async def test_auto_compaction_after_a_turn_near_the_window(tmp_path: Path) -> None:
+    from robota.core.testing.scripted import usage
+
+    provider = ScriptedProvider(
+        [
+            [text("a1")],
+            [text("a2")],
+            [text("a3"), usage(input_tokens=900, output_tokens=5)],
+            [text("Summary of q1.")],
+        ],
+        context_window=1000,
+    )
+    sink = Recorder()
+    cfg = config(tmp_path, provider, sinks=(sink,), auto_compact=0.8, default_tools=())
+    async with await InteractiveSession.start(cfg) as session:
+        for prompt in ("q1", "q2", "q3"):
+            await session.submit(prompt)
+        kinds = [e.type for e in sink.events]
+        assert "session.compaction_started" in kinds
+        assert "session.compacted" in kinds
+        assert len(session.messages) == 6  # summary pair + the last two turns
+        breakdown = session.context_breakdown()
+    assert breakdown.context_window == 1000
+    assert breakdown.last_reported_input == 900
+    assert breakdown.total == breakdown.system_prompt + breakdown.tools + breakdown.conversation
+    assert "conversation" in breakdown.render()
+
+
+async def test_kill_background_task_from_the_host(tmp_path: Path) -> None:
+    provider = ScriptedProvider(
+        [
+            [tool_call("c1", "shell", {"command": "sleep 30", "run_in_background": True})],
+            [text("started")],
+        ]
+    )
+    settings = Settings.model_validate({"permissions": {"allow": ["shell"]}})
+    cfg = config(tmp_path, provider, settings=settings)
+    async with await InteractiveSession.start(cfg) as session:
+        await session.submit("start it")
+        assert await session.kill_background_task("task_nope") is False
+        assert session._toolset is not None
+        tasks = session._toolset.background.list()
+        assert len(tasks) == 1
+        assert await session.kill_background_task(tasks[0].task_id) is True
+        assert session._toolset.background.status(tasks[0].task_id).state != "running"

@@ -58,6 +58,10 @@ class SessionConfig:
             first; project folders are read only when trusted (put them in
             ``project_agent_roots``).
         project_agent_roots: Subagent definition folders inside the workspace (trusted only).
+        auto_compact: Compact automatically after a turn whose request used more than this
+            fraction of the model's context window (None: never; needs a known window).
+        overflow_recovery: On a provider-reported context overflow, elide old tool output in
+            the request and retry (bounded) before failing the turn.
         subagents: Offer the ``agent`` tool (built-in definitions plus the roots above) as
             part of the default tier (so not when ``default_tools`` replaces the tier).
     """
@@ -88,3 +92,5 @@ class SessionConfig:
     agent_roots: Sequence[Path] = ()
     project_agent_roots: Sequence[Path] = ()
     subagents: bool = True
+    auto_compact: float | None = 0.8
+    overflow_recovery: bool = True

@@ -7,7 +7,14 @@ from typing import ClassVar
 
 from robota.core.events import Event
 
-__all__ = ["BackgroundNotice", "SessionCompacted", "SessionSaved", "TitleAssigned"]
+__all__ = [
+    "BackgroundNotice",
+    "CompactionStarted",
+    "ContextOverflowRecovered",
+    "SessionCompacted",
+    "SessionSaved",
+    "TitleAssigned",
+]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -17,6 +24,23 @@ class SessionSaved(Event):
     type: ClassVar[str] = "session.saved"
     session_id: str
     revision: int
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CompactionStarted(Event):
+    """A compaction (``manual`` or ``auto``) is about to call the model."""
+
+    type: ClassVar[str] = "session.compaction_started"
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ContextOverflowRecovered(Event):
+    """The provider reported a context overflow; older tool output was elided from the request
+    and the call retried."""
+
+    type: ClassVar[str] = "session.context_overflow_recovered"
+    elided_results: int
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -22,11 +22,12 @@ from typing import Any
 
 import anyio
 from robota.core.agent import Agent, RunResult
-from robota.core.agent.events import HistoryCommitted, ModelResponded, ModelTextDelta, ToolProgress
+from robota.core.agent.events import ModelResponded
 from robota.core.cancellation import CancelToken
+from robota.core.errors import RobotaError
 from robota.core.events import Event, EventSink, OwnerPath, emit_all
 from robota.core.gate import ToolGate
-from robota.core.hooks import HookConfig, HookEventName, HookGate, HookRunner
+from robota.core.hooks import HookEventName, HookGate, HookRunner
 from robota.core.hooks.events import (
     PreCompactInput,
     SessionEndInput,
@@ -46,66 +47,23 @@ from robota.core.tools.base import Tool
 from robota.core.usage import Usage
 from robota.framework.checkpoints import CheckpointGate, CheckpointStore, RestoreReport
 from robota.framework.context import assemble_system_prompt, discover_instructions
+from robota.framework.interactive._wiring import Forwarder, LogSink, hooks_of, overflow_event
+from robota.framework.interactive.breakdown import ContextBreakdown, context_breakdown
 from robota.framework.interactive.compose import compose_tools
 from robota.framework.interactive.config import SessionConfig
-from robota.framework.interactive.events import SessionCompacted, SessionSaved, TitleAssigned
+from robota.framework.interactive.events import (
+    CompactionStarted,
+    SessionCompacted,
+    SessionSaved,
+    TitleAssigned,
+)
 from robota.framework.prompts import PendingPrompt, PromptRegistry
-from robota.framework.settings import Settings
 from robota.framework.subagents import SpawnAgentTool, load_agent_definitions
 from robota.session import SessionRecord
-from robota.session.compaction import CompactionRecord, compact
+from robota.session.compaction import CompactionRecord, OverflowRecoveringProvider, compact
 from robota.tools import BuiltinToolset, Workspace, builtin_toolset
 
 __all__ = ["InteractiveSession", "hooks_of"]
-
-
-def hooks_of(settings: Settings) -> list[HookConfig]:
-    """Hook configurations from merged settings (ids kept so layers can disable them)."""
-    configs: list[HookConfig] = []
-    for event, entries in settings.hooks.items():
-        for entry in entries:
-            configs.append(
-                HookConfig(
-                    event=HookEventName(event),
-                    type=entry.type,
-                    matcher="" if entry.matcher == "*" else entry.matcher,
-                    command=entry.command,
-                    url=entry.url,
-                    timeout=entry.timeout,
-                    id=entry.id,
-                )
-            )
-    return configs
-
-
-class _Forwarder:
-    """Delivers agent and hook events to the session's subscribers."""
-
-    def __init__(self, session: InteractiveSession) -> None:
-        self._session = session
-
-    def emit(self, event: Event) -> None:
-        self._session._forward(event)
-
-
-class _LogSink:
-    """Writes high-frequency events and committed messages to the session's JSONL log."""
-
-    def __init__(self, session: InteractiveSession) -> None:
-        self._session = session
-
-    def emit(self, event: Event) -> None:
-        log = self._session.config.event_log
-        if log is None:
-            return
-        session_id = self._session.id
-        if isinstance(event, HistoryCommitted):
-            if not isinstance(event.message, SystemMessage):
-                log.append_message(session_id, event.message)
-        elif isinstance(event, ModelTextDelta):
-            log.append(session_id, event.type, {"text": event.text})
-        elif isinstance(event, ToolProgress):
-            log.append(session_id, event.type, {"call_id": event.call_id, "text": event.text})
 
 
 class InteractiveSession:
@@ -139,7 +97,8 @@ class InteractiveSession:
         self._toolset: BuiltinToolset | None = None
         self.dropped_tools: tuple[str, ...] = ()
         self._turn_usage = Usage()
-        self._forwarder = _Forwarder(self)
+        self._last_input: int | None = None
+        self._forwarder = Forwarder(self)
         self.prompts = PromptRegistry(sinks=[self._forwarder])
         """Open permission questions; attach a surface with ``session.prompts.attach(...)``."""
         if config.approver is not None:
@@ -281,15 +240,20 @@ class InteractiveSession:
         if spawn:
             composed = compose_tools(composed.tools, spawn)
         self.dropped_tools = (*dropped, *composed.dropped)
+        provider = self.config.provider
+        if self.config.overflow_recovery:
+            provider = OverflowRecoveringProvider(
+                provider, on_recover=lambda n: self._forward(overflow_event(self._owner, n))
+            )
         return Agent(
-            self.config.provider,
+            provider,
             model=self.config.model,
             system_prompt=self.record.system_prompt,
             tools=composed.tools,
             settings=self.config.model_settings,
             max_rounds=self.config.max_rounds,
             gates=gates,
-            sinks=[self._forwarder, _LogSink(self)],
+            sinks=[self._forwarder, LogSink(self)],
             history=tuple(history),
             journal=self.config.journal,
         )
@@ -331,6 +295,7 @@ class InteractiveSession:
     def _forward(self, event: Event) -> None:
         if isinstance(event, ModelResponded):
             self._turn_usage = self._turn_usage + event.usage
+            self._last_input = event.usage.input_tokens
         emit_all(self._sinks, event)
 
     def _log(self, kind: str, record: SessionRecord) -> None:
@@ -406,6 +371,45 @@ class InteractiveSession:
         )
         if self.config.title and not self._named and len(self.agent.history) > before:
             await self._name()
+        await self._maybe_auto_compact()
+
+    def _context_window(self) -> int | None:
+        info = self.config.provider.model_info(self.config.model)
+        return info.context_window if info is not None else None
+
+    async def _maybe_auto_compact(self) -> None:
+        threshold = self.config.auto_compact
+        window = self._context_window()
+        if threshold is None or window is None or self._last_input is None:
+            return
+        if self._last_input <= threshold * window:
+            return
+        try:
+            await self._compact(keep_last_turns=2, reason="auto")
+        except RobotaError:
+            return  # nothing older to compact, or the summary failed: the turn stays as is
+
+    def context_breakdown(self) -> ContextBreakdown:
+        """How the next request's estimated tokens divide (system prompt, tools,
+        conversation) against the model's context window."""
+        return context_breakdown(
+            system_prompt=self.agent.system_prompt,
+            tools=self.tools,
+            messages=self.messages,
+            context_window=self._context_window(),
+            last_reported_input=self._last_input,
+        )
+
+    async def kill_background_task(self, task_id: str) -> bool:
+        """Stop a background shell task (the model sees its exit as a notification on the next
+        turn). Returns False when this session has no such task."""
+        if self._toolset is None:
+            return False
+        try:
+            await self._toolset.background.kill(task_id)
+        except (KeyError, RobotaError):
+            return False
+        return True
 
     async def _name(self) -> None:
         from robota.framework.title import generate_title
@@ -511,32 +515,36 @@ class InteractiveSession:
         if self._busy.locked():
             raise RuntimeError("cannot compact while a turn runs")
         async with self._busy:
-            await self._hooks.dispatch(
-                HookEventName.PRE_COMPACT,
-                PreCompactInput(trigger=reason, **self._hook_common()),
-                emit=self._forward,
+            return await self._compact(keep_last_turns=keep_last_turns, reason=reason)
+
+    async def _compact(self, *, keep_last_turns: int, reason: str) -> CompactionRecord:
+        self._forward(CompactionStarted(owner=self._owner, reason=reason))
+        await self._hooks.dispatch(
+            HookEventName.PRE_COMPACT,
+            PreCompactInput(trigger=reason, **self._hook_common()),
+            emit=self._forward,
+        )
+        record = await compact(
+            self.config.provider,
+            self.config.model,
+            self.messages,
+            reason=reason,
+            keep_last_turns=keep_last_turns,
+            workspace=self.config.workspace,
+        )
+        self.agent = self._build_agent(record.messages)
+        history = list(self.record.metadata.get("compactions", []))
+        history.append(record.to_json())
+        self.record = replace(
+            self.record, metadata={**self.record.metadata, "compactions": history}
+        )
+        await self._save()
+        self._forward(
+            SessionCompacted(
+                owner=self._owner, removed=len(record.removed), kept=len(record.messages)
             )
-            record = await compact(
-                self.config.provider,
-                self.config.model,
-                self.messages,
-                reason=reason,
-                keep_last_turns=keep_last_turns,
-                workspace=self.config.workspace,
-            )
-            self.agent = self._build_agent(record.messages)
-            history = list(self.record.metadata.get("compactions", []))
-            history.append(record.to_json())
-            self.record = replace(
-                self.record, metadata={**self.record.metadata, "compactions": history}
-            )
-            await self._save()
-            self._forward(
-                SessionCompacted(
-                    owner=self._owner, removed=len(record.removed), kept=len(record.messages)
-                )
-            )
-            return record
+        )
+        return record
 
     async def fork(self) -> InteractiveSession:
         """A new session with this one's messages and assembled prompt (needs a store)."""

@@ -157,7 +157,7 @@ class SpawnAgentTool(Tool):
         self.gates = tuple(gates)
         self.sinks = tuple(sinks)
         self.child_sinks = tuple(child_sinks)
-        self.execution = execution
+        self.execution_context = execution
         self.settings = settings
         self.max_rounds = max_rounds
         self.usage_by_child: dict[str, Usage] = {}
@@ -249,10 +249,10 @@ class SpawnAgentTool(Tool):
             model=child.model,
             tools=tuple(t.name for t in tools),
         )
-        if self.execution is None:
+        if self.execution_context is None:
             emit_all(self.sinks, started)
             return await self._run_inline(body, owner, child_id, definition.name, meter)
-        task_id = self.execution.submit(
+        task_id = self.execution_context.submit(
             body, owner=ctx.run_id, description=label, kind=TaskKind.SUBAGENT
         )
         emit_all(self.sinks, replace(started, task_id=task_id))
@@ -281,12 +281,12 @@ class SpawnAgentTool(Tool):
     async def _run_task(
         self, task_id: str, owner: OwnerPath, child_id: str, agent: str, meter: _UsageMeter
     ) -> ToolOutput:
-        assert self.execution is not None
+        assert self.execution_context is not None
         try:
-            snapshot = await self.execution.wait(task_id)
+            snapshot = await self.execution_context.wait(task_id)
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
-                await self.execution.kill(task_id)
+                await self.execution_context.kill(task_id)
             self._finish(owner, child_id, agent, "cancelled", meter, None, task_id)
             raise
         if snapshot.state is TaskState.COMPLETED:
