@@ -44,6 +44,7 @@ from robota.core.tools.base import (
     RiskClass,
     Tool,
     ToolContext,
+    ToolExecution,
     ToolOutput,
     ToolReturn,
 )
@@ -67,7 +68,7 @@ class FunctionTool(Tool):
         risk: The tool's :class:`RiskClass` (None: undeclared, permission evaluation asks).
         permission_argument: The argument permission patterns match, as a
             :class:`PermissionArgument` or ``(key, kind)``; the key must be a parameter.
-        sequential, timeout, max_retries, residency, idempotent, strict: See
+        sequential, timeout, max_retries, residency, idempotent, strict, execution: See
             :class:`~robota.core.tools.base.Tool` (timeout in seconds).
 
     Raises:
@@ -88,6 +89,7 @@ class FunctionTool(Tool):
         max_retries: int = 2,
         residency: Residency = "auto",
         idempotent: bool = False,
+        execution: ToolExecution = "immediate",
         strict: bool | None = None,
     ) -> None:
         self.fn = fn
@@ -104,6 +106,7 @@ class FunctionTool(Tool):
         self.max_retries = max_retries
         self.residency = residency
         self.idempotent = idempotent
+        self.execution = execution
         self.strict = strict
         self._is_async = inspect.iscoroutinefunction(fn)
 
@@ -184,6 +187,7 @@ def tool(
     max_retries: int = 2,
     residency: Residency = "auto",
     idempotent: bool = False,
+    execution: ToolExecution = "immediate",
     strict: bool | None = None,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
@@ -201,6 +205,7 @@ def tool(
     max_retries: int = 2,
     residency: Residency = "auto",
     idempotent: bool = False,
+    execution: ToolExecution = "immediate",
     strict: bool | None = None,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Make a :class:`FunctionTool`; use as ``@tool`` or ``@tool(risk=RiskClass.INSPECT)``.
@@ -223,6 +228,7 @@ def tool(
             max_retries=max_retries,
             residency=residency,
             idempotent=idempotent,
+            execution=execution,
             strict=strict,
         )
 
