@@ -88,6 +88,10 @@ def build_context(args: argparse.Namespace, env: Mapping[str, str] | None = None
             f"(or set ROBOTA_HOME to a private folder): {exc}"
         ) from exc
     workspace = Path(args.cwd or os.getcwd()).resolve()
+    if not workspace.is_dir():
+        raise ConfigurationError(f"--cwd {workspace} is not an existing directory")
+    if args.api_key_env and not source.get(args.api_key_env):
+        raise ConfigurationError(f"--api-key-env names {args.api_key_env}, which is not set")
     interactive = sys.stdin.isatty() and sys.stderr.isatty() and not args.json
     trust_store = TrustStore(path=paths.trust_file)
     if args.trust:

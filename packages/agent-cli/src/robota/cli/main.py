@@ -52,22 +52,43 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--cwd", help="workspace root (default: the current directory)")
     parser.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
-    parser.add_argument("--resume", metavar="ID", help="continue a stored session")
-    parser.add_argument("--fork", metavar="ID", help="start a new session from a stored one")
+    origin = parser.add_mutually_exclusive_group()
+    origin.add_argument("--resume", metavar="ID", help="continue a stored session")
+    origin.add_argument("--fork", metavar="ID", help="start a new session from a stored one")
     parser.add_argument(
         "--trust", action="store_true", help="trust the workspace (read its settings and AGENTS.md)"
     )
     parser.add_argument(
-        "--max-rounds", type=int, default=25, help="tool rounds per turn (0: no cap)"
+        "--max-rounds",
+        type=_non_negative,
+        default=25,
+        help="tool rounds per turn (0: no cap; default: %(default)s)",
     )
     parser.add_argument("--no-title", action="store_true", help="do not name new sessions")
 
 
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+EPILOG = (
+    "exit codes: 0 ok, 1 unexpected error, 2 usage, 3 configuration or credentials, "
+    "4 provider failure, 5 a tool call was denied, 130 interrupted. A task that starts with "
+    "'-' goes after the options and '--': robota run --model m -- '-x is a flag'"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser."""
-    parser = argparse.ArgumentParser(prog="robota", description="Robota: a provider-neutral agent.")
+    parser = argparse.ArgumentParser(
+        prog="robota", description="Robota: a provider-neutral agent.", epilog=EPILOG
+    )
+    parser.add_argument("--version", action="version", version=f"robota {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="run one task and exit")
+    run = sub.add_parser("run", help="run one task and exit", epilog=EPILOG)
     run.add_argument("task", help="what the agent should do")
     _common(run)
     chat = sub.add_parser("chat", help="interactive conversation")
@@ -78,6 +99,15 @@ def build_parser() -> argparse.ArgumentParser:
     show = sessions_sub.add_parser("show", help="show one session's messages")
     show.add_argument("id")
     return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("robota-agent-cli")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def _error(message: str) -> None:
@@ -128,6 +158,8 @@ async def _turn(session: InteractiveSession, prompt: str, printer: EventPrinter)
         return _exit_for(result)
     if result.interrupted:
         return ExitCode.INTERRUPTED
+    if printer.last_finish_reason == "length":
+        _error("note: the answer was cut off at the model's output token limit")
     return ExitCode.PERMISSION_DENIED if printer.denied else ExitCode.OK
 
 
@@ -139,6 +171,9 @@ def _summary(ctx: CliContext, session: InteractiveSession, printer: EventPrinter
 
 
 async def _run(args: argparse.Namespace) -> ExitCode:
+    if not args.task.strip():
+        _error("the task is empty; say what the agent should do")
+        return ExitCode.USAGE
     ctx = build_context(args)
     printer = EventPrinter(json_mode=args.json)
     async with ctx.store, await open_session(ctx, args) as session:
@@ -156,8 +191,11 @@ async def _chat(args: argparse.Namespace) -> ExitCode:
         _error(f"session {session.id} — /compact /fork /rewind /cost /model /permissions /exit")
         last = ExitCode.OK
         while True:
+            if ctx.interactive:
+                sys.stderr.write("> ")
+                sys.stderr.flush()
             try:
-                line = await anyio.to_thread.run_sync(input, "> ")
+                line = await anyio.to_thread.run_sync(input)
             except (EOFError, KeyboardInterrupt):
                 break
             line = line.strip()
@@ -180,7 +218,10 @@ async def _chat(args: argparse.Namespace) -> ExitCode:
             elif line == "/rewind":
                 try:
                     report = session.rewind()
-                    _error(f"restored files of the last turn: {report}")
+                    _error(
+                        f"restored {len(report.restored)} file(s), deleted "
+                        f"{len(report.deleted)} created file(s)"
+                    )
                 except (RuntimeError, RobotaError) as exc:
                     _error(str(exc))
             elif line == "/model":
@@ -191,17 +232,29 @@ async def _chat(args: argparse.Namespace) -> ExitCode:
                     from robota.core.permissions import PermissionMode
 
                     session.set_permission_mode(PermissionMode(parts[1]))
+                elif len(parts) > 1:
+                    _error(f"unknown mode {parts[1]!r}; one of: {', '.join(PERMISSION_MODES)}")
                 _error(f"permission mode: {session.permission_gate.context.mode.value}")
+            elif line.startswith("/") and not line.startswith("//"):
+                _error(
+                    f"unknown command {line.split()[0]!r}: /compact /fork /rewind /cost /model "
+                    "/permissions /exit (start a message with // to send a literal /)"
+                )
             else:
+                if line.startswith("//"):
+                    line = line[1:]
                 last = await _turn(session, line, printer)
         return last
 
 
 async def _sessions(args: argparse.Namespace) -> ExitCode:
     from robota.cli.paths import CliPaths
+    from robota.core.host.owner_only import ensure_private_dir
     from robota.session import SQLiteSessionStore
 
     paths = CliPaths.from_env()
+    if paths.home.exists():
+        ensure_private_dir(paths.home)  # an insecure home is refused here too
     if not paths.sessions_db.exists():
         _error("no sessions yet")
         return ExitCode.OK
@@ -251,6 +304,9 @@ async def _dispatch(args: argparse.Namespace) -> ExitCode:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``robota`` command; returns the exit status."""
+    if hasattr(signal, "SIGPIPE"):
+        # `robota ... | head`: stop quietly when the reader goes away, like other Unix tools
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -93,12 +93,14 @@ class EventPrinter:
         self._mid_line = False
         self.denied = 0
         self.usage_by_model: dict[str, Usage] = {}
+        self.last_finish_reason: str | None = None
 
     def emit(self, event: Event) -> None:
         """Handle one event."""
         if isinstance(event, PermissionDecided) and event.behavior == "deny":
             self.denied += 1
         if isinstance(event, ModelResponded):
+            self.last_finish_reason = event.message.finish_reason
             model = event.model or "unknown"
             self.usage_by_model[model] = self.usage_by_model.get(model, Usage()) + event.usage
         if self.json_mode:

@@ -148,6 +148,8 @@ class Agent:
         self.model: str = resolved
         self.settings = settings or ModelSettings()
         self.output_type = output_type
+        if max_rounds < 0:
+            raise ConfigurationError(f"max_rounds must be >= 0 (0: no cap), got {max_rounds}")
         self.max_rounds = max_rounds
         self.gates = tuple(gates)
         self.sinks = tuple(sinks)

@@ -126,9 +126,7 @@ class InteractiveSession:
             provider=config.provider.name,
             system_prompt=cls._assemble_prompt(config),
         )
-        if config.store is not None:
-            record = await config.store.create(record)
-        session = cls(config, record, source="startup")
+        session = cls(config, record, source="startup")  # stored at its first save
         session._log("session.created", record)
         await session._dispatch_start()
         return session

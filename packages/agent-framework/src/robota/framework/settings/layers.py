@@ -74,6 +74,8 @@ def load_layer(path: str | Path) -> Settings:
         text = file.read_text(encoding="utf-8")
     except FileNotFoundError:
         return Settings()
+    except UnicodeDecodeError as exc:
+        raise SettingsFileError(file, f"not UTF-8 text: {exc.reason} at byte {exc.start}") from exc
     except OSError as exc:
         raise SettingsFileError(file, f"cannot read: {exc.strerror or exc}") from exc
     try:

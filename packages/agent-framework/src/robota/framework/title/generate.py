@@ -44,6 +44,10 @@ class TitleError(RobotaError):
     default_recoverable = True
 
 
+_SPECIAL_TOKENS = re.compile(r"<\|[^|<>]{1,40}\|>")
+"""Chat-template control tokens a small or base model may echo (``<|im_end|>``)."""
+
+
 def clean_title(raw: str) -> str | None:
     """Turn a model's answer into a title.
 
@@ -59,6 +63,7 @@ def clean_title(raw: str) -> str | None:
         >>> clean_title('**Title:** "Fixing the login redirect bug."\\nHope that helps!')
         'Fixing the login redirect bug'
     """
+    raw = _SPECIAL_TOKENS.sub("\n", raw)
     line = next((ln for ln in raw.splitlines() if ln.strip()), "")
     text = " ".join(line.split())
     for _ in range(3):
