@@ -228,12 +228,6 @@ async def test_native_output_schema_on_a_plain_request_is_grammar_constrained(
     assert 0 <= pet.legs <= 8
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason="known bug: api_key=None (documented for local servers) leaves the openai SDK with no "
-    "Authorization header and it refuses to send ('Could not resolve authentication method')",
-)
 @pytest.mark.anyio
 async def test_a_local_server_needs_no_api_key(llama: LlamaServer) -> None:
     request = ModelRequest(

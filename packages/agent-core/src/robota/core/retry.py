@@ -14,6 +14,7 @@ stream event reached the caller: a retry would repeat text the caller has alread
 from __future__ import annotations
 
 import email.utils
+import math
 import random as _random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -156,6 +157,15 @@ class RetryingProvider(Provider):
         await self.inner.aclose()
 
 
+def _finite(text: str) -> float | None:
+    """``float(text)`` when it is a finite number (``nan`` and ``inf`` are not waits)."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
 def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
     """The wait a server asked for, in seconds, or None when absent or unreadable.
 
@@ -170,17 +180,15 @@ def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None)
     lowered = {k.lower(): v for k, v in headers.items()}
     raw_ms = lowered.get("retry-after-ms")
     if raw_ms is not None:
-        try:
-            return max(float(raw_ms) / 1000.0, 0.0)
-        except ValueError:
-            pass
+        seconds = _finite(raw_ms)
+        if seconds is not None:
+            return max(seconds / 1000.0, 0.0)
     raw = lowered.get("retry-after")
     if raw is None:
         return None
-    try:
-        return max(float(raw), 0.0)
-    except ValueError:
-        pass
+    seconds = _finite(raw)
+    if seconds is not None:
+        return max(seconds, 0.0)
     try:
         when = email.utils.parsedate_to_datetime(raw)
     except (TypeError, ValueError):

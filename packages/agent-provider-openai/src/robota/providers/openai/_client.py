@@ -48,8 +48,9 @@ def make_client(
 
     The host's values are the only configuration: ``base_url`` is always passed, and the
     organization / project the SDK would otherwise read from ``OPENAI_ORG_ID`` /
-    ``OPENAI_PROJECT_ID`` are reset to the host's values. A missing key is sent as an empty
-    bearer (local servers need none). Known gap: the SDK itself still merges
+    ``OPENAI_PROJECT_ID`` are reset to the host's values. A missing key is sent as the
+    placeholder bearer ``unused`` (local servers need none, and the SDK refuses to send a
+    request without an authentication method). Known gap: the SDK itself still merges
     ``OPENAI_CUSTOM_HEADERS`` from the environment into its default headers; there is no public
     switch to turn that off.
     """
@@ -64,8 +65,6 @@ def make_client(
     )
     client.organization = organization
     client.project = project
-    if api_key is None:
-        client.api_key = ""
     return client
 
 

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import httpx
-from robota.core.capabilities import ModelInfo
+from robota.core.capabilities import ModelCapabilities, ModelInfo
 from robota.core.errors import ConfigurationError, MalformedResponseError
 from robota.core.provider import (
     ModelRequest,
@@ -118,6 +118,20 @@ class OpenAIChatProvider(Provider):
         if self.profile.name != "openai":
             return None
         return openai_model_info(model)
+
+    def capabilities(self, model: str) -> ModelCapabilities:
+        """OpenAI's table on the ``openai`` profile; on another server, what its
+        :class:`CompatProfile` states about the wire (structured output through
+        ``response_format``, JSON mode, parallel tool calls) — the model itself stays unknown
+        (``None``) for everything else."""
+        if self.profile.name == "openai":
+            return super().capabilities(model)
+        profile = self.profile
+        return ModelCapabilities(
+            native_structured_output=profile.supports_response_format_json_schema,
+            json_mode=profile.supports_json_object,
+            parallel_tool_calls=profile.supports_parallel_tool_calls or None,
+        )
 
     def models(self) -> tuple[ModelInfo, ...]:
         """Every OpenAI model in the table (empty for other servers)."""
