@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from typing import Any, Protocol, cast
 
 import httpx
 from robota.core.errors import MalformedResponseError
 from robota.core.messages import TextPart, ThinkingPart, ToolCallPart
 from robota.core.provider import (
+    EffortResolution,
     ModelResponse,
     PayloadCallback,
     PayloadEvent,
@@ -17,6 +20,7 @@ from robota.core.provider import (
     ThinkingDelta,
     ToolCallDelta,
 )
+from robota.providers.openai._errors import classify_error
 
 import openai
 
@@ -137,6 +141,53 @@ def malformed_stream(
     return MalformedResponseError(
         f"stream event data is not JSON: {error}", provider=provider, request_id=request_id
     )
+
+
+class StreamAssembler(Protocol):
+    """What :func:`stream_call` feeds: the chat and Responses stream assemblers."""
+
+    def feed(self, data: Any, /) -> Iterable[StreamEvent]: ...
+
+    def finish(
+        self, *, request_id: str | None, effort: EffortResolution | None
+    ) -> ModelResponse: ...
+
+
+async def stream_call(
+    create: Callable[..., Awaitable[Any]],
+    arguments: dict[str, Any],
+    *,
+    provider: str,
+    record: PayloadRecorder,
+    assembler: StreamAssembler,
+    effort: EffortResolution | None,
+) -> AsyncIterator[StreamEvent]:
+    """Run one streamed SDK call (``create`` is ``<resource>.with_raw_response.create``) and
+    yield the assembler's events, then the final :class:`ResponseCompleted`.
+
+    Raises:
+        ProviderError: classified SDK failures (before or during the stream).
+        MalformedResponseError: an event whose data is not a JSON object.
+    """
+    try:
+        raw = await create(**arguments)
+    except openai.APIError as error:
+        raise classify_error(error, provider=provider) from error
+    request_id = raw.headers.get("x-request-id")
+    events = stream_events(raw)
+    try:
+        async for parsed in events:
+            data = stream_document(parsed, provider=provider, request_id=request_id)
+            record("stream", data)
+            for event in assembler.feed(data):
+                yield event
+    except openai.APIError as error:
+        raise classify_error(error, provider=provider) from error
+    except json.JSONDecodeError as error:
+        raise malformed_stream(error, provider=provider, request_id=request_id) from error
+    finally:
+        await events.close()
+    yield ResponseCompleted(response=assembler.finish(request_id=request_id, effort=effort))
 
 
 class PayloadRecorder:

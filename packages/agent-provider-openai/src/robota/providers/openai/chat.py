@@ -14,7 +14,6 @@ from robota.core.provider import (
     ModelRequest,
     ModelResponse,
     Provider,
-    ResponseCompleted,
     StreamEvent,
 )
 from robota.providers.openai._chat_request import ChatCall, build_chat_call
@@ -24,10 +23,8 @@ from robota.providers.openai._client import (
     PayloadRecorder,
     buffered_events,
     make_client,
-    malformed_stream,
     sdk_arguments,
-    stream_document,
-    stream_events,
+    stream_call,
 )
 from robota.providers.openai._compat import CompatProfile, compat_profile
 from robota.providers.openai._errors import classify_error
@@ -160,30 +157,16 @@ class OpenAIChatProvider(Provider):
         call = self._call(request, stream=True)
         record = PayloadRecorder(request.on_payload, provider=self.name, api=_API)
         record("request", call.body)
-        assembler = ChatStreamAssembler(provider=self.name)
-        try:
-            raw = await self._client.chat.completions.with_raw_response.create(
-                **sdk_arguments(call.body, call.extra_headers, call.timeout)
-            )
-        except openai.APIError as error:
-            raise classify_error(error, provider=self.name) from error
-        request_id = raw.headers.get("x-request-id")
-        chunks = stream_events(raw)
-        try:
-            async for parsed in chunks:
-                data = stream_document(parsed, provider=self.name, request_id=request_id)
-                record("stream", data)
-                for event in assembler.feed(data):
-                    yield event
-        except openai.APIError as error:
-            raise classify_error(error, provider=self.name) from error
-        except json.JSONDecodeError as error:
-            raise malformed_stream(error, provider=self.name, request_id=request_id) from error
-        finally:
-            await chunks.close()
-        yield ResponseCompleted(
-            response=assembler.finish(request_id=request_id, effort=call.effort)
+        stream = stream_call(
+            self._client.chat.completions.with_raw_response.create,
+            sdk_arguments(call.body, call.extra_headers, call.timeout),
+            provider=self.name,
+            record=record,
+            assembler=ChatStreamAssembler(provider=self.name),
+            effort=call.effort,
         )
+        async for event in stream:
+            yield event
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """One buffered call (``stream: false``).

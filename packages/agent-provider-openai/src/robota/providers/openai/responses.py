@@ -14,7 +14,6 @@ from robota.core.provider import (
     ModelRequest,
     ModelResponse,
     Provider,
-    ResponseCompleted,
     StreamEvent,
 )
 from robota.providers.openai._client import (
@@ -22,10 +21,8 @@ from robota.providers.openai._client import (
     PayloadRecorder,
     buffered_events,
     make_client,
-    malformed_stream,
     sdk_arguments,
-    stream_document,
-    stream_events,
+    stream_call,
 )
 from robota.providers.openai._errors import classify_error
 from robota.providers.openai._models import OPENAI_MODELS, openai_model_info
@@ -144,30 +141,16 @@ class OpenAIResponsesProvider(Provider):
         call = self._call(request, stream=True)
         record = PayloadRecorder(request.on_payload, provider=self.name, api=_API)
         record("request", call.body)
-        assembler = ResponsesStreamAssembler(provider=self.name)
-        try:
-            raw = await self._client.responses.with_raw_response.create(
-                **sdk_arguments(call.body, call.extra_headers, call.timeout)
-            )
-        except openai.APIError as error:
-            raise classify_error(error, provider=self.name) from error
-        request_id = raw.headers.get("x-request-id")
-        events = stream_events(raw)
-        try:
-            async for parsed in events:
-                data = stream_document(parsed, provider=self.name, request_id=request_id)
-                record("stream", data)
-                for item in assembler.feed(data):
-                    yield item
-        except openai.APIError as error:
-            raise classify_error(error, provider=self.name) from error
-        except json.JSONDecodeError as error:
-            raise malformed_stream(error, provider=self.name, request_id=request_id) from error
-        finally:
-            await events.close()
-        yield ResponseCompleted(
-            response=assembler.finish(request_id=request_id, effort=call.effort)
+        stream = stream_call(
+            self._client.responses.with_raw_response.create,
+            sdk_arguments(call.body, call.extra_headers, call.timeout),
+            provider=self.name,
+            record=record,
+            assembler=ResponsesStreamAssembler(provider=self.name),
+            effort=call.effort,
         )
+        async for event in stream:
+            yield event
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """One buffered call (``stream: false``).
