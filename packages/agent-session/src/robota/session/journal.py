@@ -14,12 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal, TypeVar
 
-import anyio
-import anyio.to_thread
 from robota.core.errors import JournalError
 from robota.core.journal import Journal, JournalRun, ToolRecord
 from robota.core.messages import JsonValue
-from robota.session.sqlite import create_owner_only
+from robota.session._sqlite import SQLiteFile
 
 __all__ = ["SQLiteJournal"]
 
@@ -52,31 +50,15 @@ class SQLiteJournal(Journal):
     """
 
     def __init__(self, path: str | Path) -> None:
-        self._path = path
-        self._conn: sqlite3.Connection | None = None
-        self._lock = anyio.Lock()
-
-    def _connect(self) -> sqlite3.Connection:
-        if self._conn is None:
-            if self._path != ":memory:":
-                create_owner_only(Path(self._path))
-            conn = sqlite3.connect(str(self._path), check_same_thread=False, isolation_level=None)
-            conn.execute("PRAGMA busy_timeout = 5000")
-            conn.execute("PRAGMA synchronous = FULL")
-            conn.executescript(_SCHEMA)
-            self._conn = conn
-        return self._conn
+        self._db = SQLiteFile(
+            path,
+            schema=_SCHEMA,
+            pragmas=("busy_timeout = 5000", "synchronous = FULL"),
+            error=lambda message: JournalError(f"journal {message}"),
+        )
 
     async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        async with self._lock:
-
-            def call() -> T:
-                try:
-                    return fn(self._connect())
-                except sqlite3.Error as exc:
-                    raise JournalError(f"sqlite journal: {exc}") from exc
-
-            return await anyio.to_thread.run_sync(call)
+        return await self._db.run(fn)
 
     async def start_run(self, run_id: str, checkpoint: JsonValue) -> None:
         def op(conn: sqlite3.Connection) -> None:
@@ -164,7 +146,4 @@ class SQLiteJournal(Journal):
         await self._run(op)
 
     async def aclose(self) -> None:
-        async with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+        await self._db.aclose()

@@ -8,17 +8,14 @@ connection is shared under a lock. Optimistic revisions are enforced by the data
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import stat
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
-import anyio
-import anyio.to_thread
+from robota.session._sqlite import SQLiteFile
 from robota.session.record import SessionRecord, SessionSummary
 from robota.session.store import (
     SessionBusyError,
@@ -52,21 +49,6 @@ CREATE TABLE IF NOT EXISTS leases (
 """
 
 
-def create_owner_only(path: Path) -> None:
-    """Create ``path`` (and a missing parent folder) with owner-only modes from the start."""
-    parent = path.parent
-    if not parent.exists():
-        parent.mkdir(mode=0o700, parents=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return
-    os.close(fd)
-    mode = stat.S_IMODE(path.stat().st_mode)
-    if mode & 0o077:
-        raise SessionStoreError(f"{path}: created with mode {mode:o}, expected 600")
-
-
 class SQLiteSessionStore(SessionStore):
     """:class:`~robota.session.store.SessionStore` on one SQLite file.
 
@@ -85,31 +67,11 @@ class SQLiteSessionStore(SessionStore):
     """
 
     def __init__(self, path: str | Path, *, clock: Callable[[], float] = time.time) -> None:
-        self._path = path
+        self._db = SQLiteFile(path, schema=_SCHEMA, error=SessionStoreError)
         self._clock = clock
-        self._conn: sqlite3.Connection | None = None
-        self._lock = anyio.Lock()
-
-    def _connect(self) -> sqlite3.Connection:
-        if self._conn is None:
-            if self._path != ":memory:":
-                create_owner_only(Path(self._path))
-            conn = sqlite3.connect(str(self._path), check_same_thread=False, isolation_level=None)
-            conn.execute("PRAGMA busy_timeout = 5000")
-            conn.executescript(_SCHEMA)
-            self._conn = conn
-        return self._conn
 
     async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        async with self._lock:
-
-            def call() -> T:
-                try:
-                    return fn(self._connect())
-                except sqlite3.Error as exc:
-                    raise SessionStoreError(f"sqlite: {exc}") from exc
-
-            return await anyio.to_thread.run_sync(call)
+        return await self._db.run(fn)
 
     async def create(self, record: SessionRecord) -> SessionRecord:
         if record.revision != 0:
@@ -219,10 +181,7 @@ class SQLiteSessionStore(SessionStore):
         await self._run(op)
 
     async def aclose(self) -> None:
-        async with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+        await self._db.aclose()
 
 
 def _stamp(record: SessionRecord, revision: int) -> SessionRecord:
