@@ -23,27 +23,16 @@ batch with the host's decisions and goes on with the next model call.
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import anyio
-import anyio.lowlevel
 from robota.core.agent.batch import ToolRunner, error_result
 from robota.core.agent.events import (
     ContextGuardTripped,
-    HistoryRepaired,
-    ModelResponded,
-    ModelTextDelta,
-    ModelThinkingDelta,
-    ModelToolCallDelta,
     OutputValidationFailed,
-    RoundCompleted,
-    RoundKind,
-    RoundOutcome,
-    RoundStarted,
     RunCompleted,
     RunFailed,
     RunResumed,
@@ -52,37 +41,26 @@ from robota.core.agent.events import (
     ToolCallSkipped,
 )
 from robota.core.agent.history import AssistantDraft
-from robota.core.agent.pairing import PairingRepair, repair_pairing
+from robota.core.agent.pairing import PairingRepair
 from robota.core.agent.pause import PauseRequiredError, PauseState, RunPaused, pending_calls
 from robota.core.agent.result import RunResult
+from robota.core.agent.round import ProviderRounds
 from robota.core.agent.spec import RunControl, RunSpec
 from robota.core.cancellation import CancelToken
 from robota.core.errors import (
-    ContextWindowExceededError,
     JournalError,
-    MalformedResponseError,
     RepeatedToolInputError,
     StructuredOutputError,
-    ToolChoiceViolationError,
     UnsupportedSettingError,
 )
 from robota.core.events import OwnerPath
 from robota.core.journal.replay import JournaledProvider, JournalGate, journal_write
 from robota.core.messages import (
     AssistantMessage,
-    Message,
     ToolCallPart,
     ToolResultMessage,
     ToolResultPart,
     UserMessage,
-)
-from robota.core.provider import (
-    ModelRequest,
-    ResponseCompleted,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallDelta,
-    ToolDefinition,
 )
 from robota.core.tools.base import Tool
 from robota.core.usage import Usage
@@ -159,7 +137,7 @@ async def resume_run(
     return await _Run(spec, None, cancel, pausable=True, resumption=resumption).execute()
 
 
-class _Run:
+class _Run(ProviderRounds):
     def __init__(
         self,
         spec: RunSpec,
@@ -458,187 +436,6 @@ class _Run:
             )
         return value
 
-    # --- one provider round ---------------------------------------------------------------
-
-    def _request(
-        self, kind: RoundKind, instruction: str | None, tools: tuple[ToolDefinition, ...]
-    ) -> ModelRequest:
-        spec = self.spec
-        settings = spec.settings
-        suffix: str | None = None
-        output = None
-        if spec.output is not None:
-            transport = spec.output.transport(spec.provider.capabilities(spec.model))
-            output = spec.output.request_output(transport)
-            if output is None or output.transport != "native":
-                suffix = spec.texts.output_instruction.format(schema=spec.output.schema_text)
-        messages: tuple[Message, ...] = spec.history.for_request(
-            spec.texts.interrupted_annotation, system_suffix=suffix
-        )
-        for processor in spec.history_processors:
-            messages = tuple(processor(messages))
-        messages = repair_pairing(messages, on_repair=self.repairs.append)
-        if kind != "normal":
-            settings = replace(settings, tool_choice="none")
-            if instruction:
-                messages = (*messages, UserMessage.of(instruction))
-        return ModelRequest(
-            model=spec.model,
-            messages=messages,
-            tools=tools,
-            settings=settings,
-            output=output,
-            on_payload=spec.on_payload,
-        )
-
-    def _guard(self, request: ModelRequest) -> None:
-        spec = self.spec
-        info = spec.provider.model_info(spec.model)
-        window = info.context_window if info is not None else None
-        if not window:
-            return
-        estimate = spec.tracker.estimate(request.messages, request.tools, spec.history.body)
-        if estimate > spec.context_threshold * window:
-            spec.emit(
-                ContextGuardTripped(
-                    owner=self.owner,
-                    stage="pre_send",
-                    estimated_tokens=estimate,
-                    context_window=window,
-                    threshold=spec.context_threshold,
-                )
-            )
-            raise ContextWindowExceededError(
-                f"the request was not sent: its estimated size of {estimate} tokens exceeds "
-                f"{spec.context_threshold:.0%} of the {window}-token context window of "
-                f"{spec.model!r}; start a new conversation or compact the history",
-                estimated_tokens=estimate,
-                context_window=window,
-            )
-
-    async def _round(
-        self, kind: RoundKind, instruction: str | None, *, offered: Mapping[str, Tool] = {}
-    ) -> AssistantMessage:
-        spec = self.spec
-        tool_choice_none = spec.settings.tool_choice == "none"
-        tools: tuple[ToolDefinition, ...] = ()
-        if kind == "normal" and not tool_choice_none:
-            tools = tuple(t.definition() for t in offered.values())
-        request = self._request(kind, instruction, tools)
-        self._guard(request)
-        self.rounds += 1
-        owner = self.owner.child("round", str(self.rounds))
-        started = time.time()
-        spec.emit(RoundStarted(owner=owner, round=self.rounds, kind=kind, started_at=started))
-        for repair in self.repairs:
-            spec.emit(
-                HistoryRepaired(
-                    owner=owner,
-                    kind=repair.kind,
-                    call_id=repair.call_id,
-                    name=repair.name,
-                    round=self.rounds,
-                )
-            )
-        self.repairs.clear()
-        draft = AssistantDraft(model=spec.model, provider=spec.provider.name)
-        self.draft = draft
-        body_length = len(spec.history.body)
-        outcome: RoundOutcome = "failure"
-        violation: tuple[str, ...] = ()
-        try:
-            # a journaled run joins provider settlement: a late response may carry usage or
-            # tool intents that must be recorded (seed 000, "Cancellation Contract")
-            with anyio.CancelScope(shield=self.journal is not None):
-                stream = spec.provider.stream(request)
-                try:
-                    async for event in stream:
-                        self._on_stream_event(event, draft, owner)
-                        if spec.control.streaming and isinstance(event, TextDelta):
-                            await anyio.lowlevel.checkpoint()
-                finally:
-                    aclose = getattr(stream, "aclose", None)
-                    if aclose is not None:
-                        await aclose()
-            final = draft.final
-            if final is None:
-                raise MalformedResponseError(
-                    "provider stream ended without a final response", provider=spec.provider.name
-                )
-            if final.tool_calls and kind != "normal":
-                draft.final = _without_tool_calls(final)  # never dispatched
-            elif final.tool_calls and tool_choice_none:
-                draft.final = _without_tool_calls(final)
-                violation = tuple(c.name for c in final.tool_calls)
-            outcome = "success"
-        except anyio.get_cancelled_exc_class():
-            outcome = "interrupted"
-            raise
-        finally:
-            self.draft = None
-            message = spec.history.commit(draft)
-            if outcome == "success":
-                usage = message.usage or Usage()
-                self.usage = self.usage + usage
-                spec.tracker.record(usage.input_tokens, body_length)
-                spec.emit(
-                    ModelResponded(
-                        owner=owner, message=message, usage=usage, model=message.model or spec.model
-                    )
-                )
-            spec.emit(
-                RoundCompleted(
-                    owner=owner,
-                    round=self.rounds,
-                    kind=kind,
-                    outcome=outcome,
-                    started_at=started,
-                    ended_at=time.time(),
-                    model=message.model or spec.model,
-                )
-            )
-        if violation:
-            raise ToolChoiceViolationError(
-                f"the provider returned tool calls ({', '.join(violation)}) "
-                'although the run set tool_choice="none"; no tool was run'
-            )
-        return message
-
-    def _on_stream_event(self, event: object, draft: AssistantDraft, owner: OwnerPath) -> None:
-        emit = self.spec.emit
-        if isinstance(event, TextDelta):
-            draft.text += event.text
-            emit(ModelTextDelta(owner=owner, text=event.text))
-        elif isinstance(event, ThinkingDelta):
-            draft.thinking += event.text
-            emit(ModelThinkingDelta(owner=owner, text=event.text))
-        elif isinstance(event, ToolCallDelta):
-            emit(
-                ModelToolCallDelta(
-                    owner=owner,
-                    index=event.index,
-                    id=event.id,
-                    name=event.name,
-                    arguments_delta=event.arguments_delta,
-                )
-            )
-        elif isinstance(event, ResponseCompleted):
-            response = event.response
-            message = response.message
-            usage = message.usage or response.usage
-            if usage.requests == 0:
-                usage = replace(usage, requests=1)
-            draft.final = replace(
-                message,
-                usage=usage,
-                model=message.model or response.model or self.spec.model,
-                provider=message.provider or self.spec.provider.name,
-                finish_reason=message.finish_reason or response.finish_reason,
-                raw_finish_reason=message.raw_finish_reason or response.raw_finish_reason,
-            )
-
-    # --- tool batches ---------------------------------------------------------------------
-
     async def _run_batch(
         self,
         calls: Sequence[ToolCallPart],
@@ -715,10 +512,6 @@ class _Run:
                 notice = spec.texts.tool_result_budget
                 return [*results[:i], *(_replace_content(r, notice) for r in results[i:])]
         return results
-
-
-def _without_tool_calls(message: AssistantMessage) -> AssistantMessage:
-    return replace(message, parts=tuple(p for p in message.parts if p not in message.tool_calls))
 
 
 def _replace_content(result: ToolResultPart, text: str) -> ToolResultPart:
