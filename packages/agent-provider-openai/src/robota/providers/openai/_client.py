@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any, Protocol, cast
 
 import httpx
@@ -188,6 +188,41 @@ async def stream_call(
     finally:
         await events.close()
     yield ResponseCompleted(response=assembler.finish(request_id=request_id, effort=effort))
+
+
+async def buffered_call(
+    create: Callable[..., Awaitable[Any]],
+    arguments: dict[str, Any],
+    *,
+    provider: str,
+    record: PayloadRecorder,
+    what: str,
+) -> tuple[Mapping[str, Any], str | None]:
+    """Run one buffered SDK call (``create`` is ``<resource>.with_raw_response.create``) and
+    return its JSON body (recorded as the ``response`` payload) and the request id.
+
+    Raises:
+        ProviderError: classified SDK failures.
+        MalformedResponseError: the body is not a JSON object (``what`` names the body).
+    """
+    try:
+        raw = await create(**arguments)
+    except openai.APIError as error:
+        raise classify_error(error, provider=provider) from error
+    request_id = raw.headers.get("x-request-id")
+    try:
+        data: object = json.loads(raw.text)
+    except ValueError as error:
+        raise MalformedResponseError(
+            f"{what} is not JSON", provider=provider, request_id=request_id
+        ) from error
+    if not isinstance(data, Mapping):
+        raise MalformedResponseError(
+            f"{what} is not an object", provider=provider, request_id=request_id
+        )
+    document = cast(Mapping[str, Any], data)
+    record("response", dict(document))
+    return document, request_id
 
 
 class PayloadRecorder:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from typing import Any, Literal
 
 import httpx
 from robota.core.capabilities import ModelInfo
-from robota.core.errors import ConfigurationError, MalformedResponseError
+from robota.core.errors import ConfigurationError
 from robota.core.provider import (
     ModelRequest,
     ModelResponse,
@@ -19,12 +18,12 @@ from robota.core.provider import (
 from robota.providers.openai._client import (
     OPENAI_BASE_URL,
     PayloadRecorder,
+    buffered_call,
     buffered_events,
     make_client,
     sdk_arguments,
     stream_call,
 )
-from robota.providers.openai._errors import classify_error
 from robota.providers.openai._models import OPENAI_MODELS, openai_model_info
 from robota.providers.openai._responses_request import ResponsesCall, build_responses_call
 from robota.providers.openai._responses_response import ResponsesStreamAssembler, decode_response
@@ -162,25 +161,13 @@ class OpenAIResponsesProvider(Provider):
         call = self._call(request, stream=False)
         record = PayloadRecorder(request.on_payload, provider=self.name, api=_API)
         record("request", call.body)
-        try:
-            raw = await self._client.responses.with_raw_response.create(
-                **sdk_arguments(call.body, call.extra_headers, call.timeout)
-            )
-        except openai.APIError as error:
-            raise classify_error(error, provider=self.name) from error
-        request_id = raw.headers.get("x-request-id")
-        try:
-            data: object = json.loads(raw.text)
-        except ValueError as error:
-            raise MalformedResponseError(
-                "Responses API body is not JSON", provider=self.name, request_id=request_id
-            ) from error
-        if not isinstance(data, Mapping):
-            raise MalformedResponseError(
-                "Responses API body is not an object", provider=self.name, request_id=request_id
-            )
-        document: Mapping[str, Any] = data
-        record("response", dict(document))
+        document, request_id = await buffered_call(
+            self._client.responses.with_raw_response.create,
+            sdk_arguments(call.body, call.extra_headers, call.timeout),
+            provider=self.name,
+            record=record,
+            what="Responses API body",
+        )
         return decode_response(
             document, provider=self.name, request_id=request_id, effort=call.effort
         )
