@@ -17,7 +17,7 @@ import httpx
 import pytest
 from pydantic import BaseModel, Field
 from robota.core.agent import Agent
-from robota.core.capabilities import ModelCapabilities, ModelInfo, StructuredOutputTransport
+from robota.core.capabilities import StructuredOutputTransport
 from robota.core.messages import SystemMessage, TextPart, UserMessage
 from robota.core.provider import (
     ModelRequest,
@@ -155,27 +155,13 @@ class Pet(BaseModel):
     indoor: bool
 
 
-class _DeclaredNativeOutput(OpenAIChatProvider):
-    """The host states what it knows about its llama.cpp model: ``response_format`` with a JSON
-    schema is grammar-constrained by the server, so native structured output is supported.
-    (The provider publishes no metadata for compatible servers' models by itself.)"""
-
-    def model_info(self, model: str) -> ModelInfo | None:
-        return ModelInfo(
-            provider=self.name,
-            model=model,
-            context_window=4096,
-            capabilities=ModelCapabilities(native_structured_output=True, tools=False),
-            source="https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md",
-        )
-
-
 @pytest.mark.anyio
 async def test_agent_structured_output_travels_as_json_schema_and_validates(
     llama: LlamaServer,
 ) -> None:
     payloads: list[PayloadEvent] = []
-    provider = _DeclaredNativeOutput(
+    # the llamacpp compat profile states json_schema support, so the Agent picks NATIVE
+    provider = OpenAIChatProvider(
         LOCAL_KEY,
         base_url=llama.base_url,
         profile="llamacpp",
