@@ -131,14 +131,14 @@ def test_dbos_on_sqlite_a_restarted_worker_finishes_without_repeating_anything(
     tmp_path: Path,
 ) -> None:
     ref_dir = tmp_path / "reference"
-    ref_dir.mkdir()
+    ref_dir.mkdir(mode=0o700)
     checker = Checker(reference_run(ref_dir, f"sqlite:///{ref_dir}/dbos.db"))
     runs = 0
     for boundary in BOUNDARIES:
         for occurrence in (0, 2):  # first call of a batch, and a later round
             label = f"sqlite {boundary}:{occurrence}"
             workdir = tmp_path / f"{boundary}-{occurrence}"
-            workdir.mkdir()
+            workdir.mkdir(mode=0o700)
             url = f"sqlite:///{workdir}/dbos.db"
             code, _, err = finish(
                 worker("run", workdir, url, "w1", kill_at=f"{boundary}:{occurrence}")
@@ -236,14 +236,14 @@ def test_dbos_on_postgres_a_second_worker_takes_over_a_killed_workers_workflow(
     tmp_path: Path, postgres: str
 ) -> None:
     ref_dir = tmp_path / "reference"
-    ref_dir.mkdir()
+    ref_dir.mkdir(mode=0o700)
     checker = Checker(reference_run(ref_dir, f"{postgres}/robota_reference"))
     runs = 0
     occurrence = 1  # the second call of round 1's batch (SQLite covers occurrences 0 and 2)
     for n, boundary in enumerate(BOUNDARIES):
         label = f"postgres {boundary}:{occurrence}"
         workdir = tmp_path / boundary
-        workdir.mkdir()
+        workdir.mkdir(mode=0o700)
         url = f"{postgres}/robota_case_{n}"
         # worker B first, so the database exists and B is running when A dies
         taker = worker("takeover", workdir, url, "worker-b", "worker-a")

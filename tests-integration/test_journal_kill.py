@@ -90,7 +90,7 @@ def test_no_effect_or_message_is_repeated_or_lost_after_a_kill_at_any_boundary(
     tmp_path: Path,
 ) -> None:
     reference_dir = tmp_path / "reference"
-    reference_dir.mkdir()
+    reference_dir.mkdir(mode=0o700)
     done = run_script(reference_dir)
     assert done.returncode == 0, done.stderr
     reference = session_messages(reference_dir)
@@ -102,7 +102,7 @@ def test_no_effect_or_message_is_repeated_or_lost_after_a_kill_at_any_boundary(
     for boundary in BOUNDARIES:
         for occurrence in OCCURRENCES:
             workdir = tmp_path / f"{boundary}-{occurrence}"
-            workdir.mkdir()
+            workdir.mkdir(mode=0o700)
             crashed = run_script(workdir, kill_at=f"{boundary}:{occurrence}")
             assert crashed.returncode == -signal.SIGKILL, (boundary, occurrence, crashed.stderr)
             resumed = run_script(workdir, "--continue")

@@ -89,7 +89,7 @@ async def test_ask_goes_to_approver_and_is_evented(tmp_path: Path) -> None:
 
     gate = PermissionGate(PermissionContext.from_rules(tmp_path, approver=approve))
     verdict = await gate.before_tool(request(Shell(), {"command": "make"}, events))
-    assert verdict == Allow()
+    assert verdict == Allow(effective_risk=RiskClass.EXECUTE)
     assert [e.type for e in events] == ["permission.requested", "permission.decided"]
     requested = events[0]
     assert isinstance(requested, PermissionRequested)
@@ -120,4 +120,6 @@ async def test_direct_invocation_never_opens_the_approver(tmp_path: Path) -> Non
 @pytest.mark.anyio
 async def test_inspect_tool_without_argument_is_allowed(tmp_path: Path) -> None:
     gate = PermissionGate(PermissionContext.from_rules(tmp_path))
-    assert await gate.before_tool(request(Clock(), {}, [])) == Allow()
+    assert await gate.before_tool(request(Clock(), {}, [])) == Allow(
+        effective_risk=RiskClass.INSPECT
+    )

@@ -24,6 +24,7 @@ from robota.core.permissions import (
 from robota.core.tools.base import ArgumentKind, PermissionArgument, RiskClass
 
 COMMAND = PermissionArgument(key="command", kind=ArgumentKind.COMMAND)
+SANDBOXED = PermissionArgument(key="command", kind=ArgumentKind.COMMAND, sandboxed_inspect=True)
 PATH = PermissionArgument(key="path", kind=ArgumentKind.PATH)
 URL = PermissionArgument(key="url", kind=ArgumentKind.URL)
 
@@ -77,11 +78,25 @@ def test_ceiling_rules_admit_named_calls_only_in_the_narrow_direction(tmp_path: 
     assert evaluate_permission(bash("make test; make deploy"), context).step is DecisionStep.CEILING
 
 
+def sandboxed_bash(line: str) -> PermissionCall:
+    return PermissionCall(
+        tool_name="Bash", risk=RiskClass.EXECUTE, argument=SANDBOXED, arguments={"command": line}
+    )
+
+
 def test_read_only_command_line_is_inspect_class_inside_the_ceiling(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
     context = ctx(tmp_path, ceiling=PermissionCeiling.of(risks=["inspect"]))
-    assert evaluate_permission(bash("git status && ls src | wc -l"), context).allowed
-    assert evaluate_permission(bash("cat /etc/passwd"), context).step is DecisionStep.CEILING
-    assert evaluate_permission(bash("find . -delete"), context).step is DecisionStep.CEILING
+    assert evaluate_permission(sandboxed_bash("pwd && ls src | wc -l"), context).allowed
+    for line in ("cat /etc/passwd", "find . -delete", "printf x"):
+        assert evaluate_permission(sandboxed_bash(line), context).step is DecisionStep.CEILING
+
+
+def test_read_only_fast_path_needs_the_sandboxed_inspect_flag(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    context = ctx(tmp_path, ceiling=PermissionCeiling.of(risks=["inspect"]))
+    assert evaluate_permission(bash("ls src"), context).step is DecisionStep.CEILING
+    assert evaluate_permission(sandboxed_bash("ls src"), context).allowed
 
 
 def test_always_ask_beats_remembered_consent_and_bypass(tmp_path: Path) -> None:

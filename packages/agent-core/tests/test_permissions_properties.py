@@ -51,10 +51,26 @@ def test_allow_never_matches_a_compound_line(allowed: str, join: str, other: str
     assert match_command("git *", line, direction=Direction.ALLOW) is Match.NO
 
 
+def _git_reconfigured(line: str) -> bool:
+    """``git -c KEY=…``/``--exec-path=``/``--config-env`` before the subcommand may make git
+    run a program: such a line is opaque, so no allow rule matches it."""
+    for word in line.split()[1:]:
+        if not word.startswith("-"):
+            return False
+        if word == "-c" or word.startswith(("--exec-path=", "--config-env")):
+            return True
+    return False
+
+
 @settings(max_examples=300, deadline=None)
 @given(allowed=_ALLOWED)
 def test_a_plain_allowed_command_is_allowed(allowed: str) -> None:
-    assert match_command("git:*", allowed, direction=Direction.ALLOW) is Match.YES
+    parsed = parse_line(allowed)
+    assert parsed is not None
+    if parsed.single is None:
+        assert _git_reconfigured(allowed), parsed.opaque_reasons
+    expected = Match.NO if parsed.single is None else Match.YES
+    assert match_command("git:*", allowed, direction=Direction.ALLOW) is expected
 
 
 @settings(max_examples=300, deadline=None)

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import json
+import os
 import stat
+import time
 from pathlib import Path
 
 import pytest
 from robota.core.agent import Agent
+from robota.core.host.errors import PathOutsideRootError
 from robota.core.testing.scripted import ScriptedProvider, tool_call
 from robota.core.tools.base import ArgumentKind, PermissionArgument, RiskClass
 from robota.core.tools.function import FunctionTool
@@ -71,8 +75,10 @@ async def test_restore_puts_edited_files_back_and_deletes_created_ones(tmp_path:
 
     listed = store.list()
     root = canonical(tmp_path)
-    assert [(c.turn_id, c.paths) for c in listed] == [
-        ("turn-1", (root / "app.py", root / "new" / "notes.md"))
+    # c1 and c2 run in parallel, so which one is recorded first is not fixed: compare the
+    # recorded paths as a sorted list (a duplicate or a missing path still fails).
+    assert [(c.turn_id, sorted(c.paths)) for c in listed] == [
+        ("turn-1", [root / "app.py", root / "new" / "notes.md"])
     ]
 
     report = store.restore("turn-1")
@@ -235,6 +241,66 @@ def test_a_corrupt_manifest_is_an_error_not_an_empty_store(tmp_path: Path) -> No
 def test_snapshot_without_a_turn_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="begin_turn"):
         CheckpointStore().snapshot(tmp_path / "x")
+
+
+def test_restore_never_writes_through_a_hard_link(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("outside")
+    (root / "a.txt").write_text("before")
+    store = CheckpointStore(workspace=Workspace.at(root))
+    store.begin_turn("t")
+    assert store.snapshot(canonical(root / "a.txt")) is True
+    (root / "a.txt").unlink()
+    os.link(victim, root / "a.txt")  # the path now shares the outside file's inode
+
+    report = store.restore("t")
+
+    assert report.restored == (canonical(root / "a.txt"),)
+    assert (root / "a.txt").read_text() == "before"
+    assert victim.read_text() == "outside"
+
+
+def test_a_workspace_store_neither_records_nor_restores_outside_paths(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / "sub").mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "a.txt").write_text("outside")
+    (root / "sub" / "a.txt").write_text("before")
+    folder = tmp_path / "state"
+    workspace = Workspace.at(root)
+    store = CheckpointStore(folder, workspace=workspace)
+    store.begin_turn("t")
+
+    assert store.snapshot(canonical(outside / "a.txt")) is False
+    assert store.snapshot(canonical(root / "sub" / "a.txt")) is True
+    # Another process swaps the folder for a symlink leading outside before the restore.
+    (root / "sub").rename(root / "real-sub")
+    os.symlink(outside, root / "sub")
+    with pytest.raises(PathOutsideRootError):
+        CheckpointStore(folder, workspace=workspace).restore("t")
+    assert (outside / "a.txt").read_text() == "outside"
+
+    # A manifest edited on disk to name an outside file is refused the same way.
+    manifest = next(folder.glob("*/manifest.json"))
+    data = json.loads(manifest.read_text())
+    data["files"][0]["path"] = str(canonical(outside / "a.txt"))
+    manifest.write_text(json.dumps(data))
+    with pytest.raises(PathOutsideRootError):
+        CheckpointStore(folder, workspace=workspace).restore("t")
+    assert (outside / "a.txt").read_text() == "outside"
+
+
+def test_a_fifo_is_not_recorded_and_does_not_block(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    store = CheckpointStore(workspace=Workspace.at(tmp_path))
+    store.begin_turn("t")
+    started = time.monotonic()
+    assert store.snapshot(canonical(tmp_path / "pipe")) is False
+    assert CheckpointStore().snapshot(canonical(tmp_path / "pipe"), "t") is False
+    assert time.monotonic() - started < 2
 
 
 @pytest.mark.parametrize("module", ["robota.framework.checkpoints.store"])

@@ -59,8 +59,12 @@ def test_hooks_append_per_event_and_are_removed_only_by_id() -> None:
     assert [
         h.id for h in merge_layers([user, layer(hooks={"PreToolUse": []})]).hooks["PreToolUse"]
     ] == ["a"]
-    removed = merge_layers([user, project, layer(disabled_hooks=["a"])])
-    assert [h.id for h in removed.hooks["PreToolUse"]] == ["b"]
+    # a later (lower-trust) layer cannot disable an earlier layer's hook; the user can
+    # disable a project hook (issue #13)
+    kept = merge_layers([user, project, layer(disabled_hooks=["a"])])
+    assert [h.id for h in kept.hooks["PreToolUse"]] == ["a", "b"]
+    removed = merge_layers([layer(hooks={"PreToolUse": [hook_a]}, disabled_hooks=["b"]), project])
+    assert [h.id for h in removed.hooks["PreToolUse"]] == ["a"]
 
 
 def test_changed_base_url_drops_an_inherited_key() -> None:
@@ -72,11 +76,9 @@ def test_changed_base_url_drops_an_inherited_key() -> None:
     assert merged.providers["work"].api_key_env is None
     assert merged.providers["work"].model == "m"
     same_layer_key = layer(
-        providers={
-            "work": {"type": "openai", "base_url": "https://gw.example/v1", "api_key_env": "GW_KEY"}
-        }
+        providers={"work": {"type": "openai", "base_url": "https://gw.example/v1", "api_key": "k"}}
     )
-    assert merge_layers([user, same_layer_key]).providers["work"].api_key_env == "GW_KEY"
+    assert merge_layers([user, same_layer_key]).providers["work"].api_key == "k"
     unchanged = layer(providers={"work": {"type": "openai", "model": "m2"}})
     assert merge_layers([user, unchanged]).providers["work"].api_key_env == "OPENAI_API_KEY"
 
@@ -143,8 +145,10 @@ def test_nothing_set_says_what_to_set() -> None:
     with pytest.raises(ProviderResolutionError) as info:
         resolve_provider(Settings(), {})
     message = str(info.value)
-    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "--base-url"):
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"):
         assert name in message
+    assert "--" not in message  # recovery commands are the host's (seed 003)
+    assert info.value.missing == ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY")
 
 
 def test_unknown_profile_is_an_error() -> None:

@@ -115,6 +115,23 @@ def _error(message: str) -> None:
     sys.stderr.flush()
 
 
+def _hint(error: ConfigurationError) -> str:
+    """The CLI's own recovery hint for a framework error (the framework names only what is
+    missing; seed 003, "Recovery instructions are host-owned")."""
+    from robota.framework.settings import ProviderResolutionError
+
+    if not isinstance(error, ProviderResolutionError):
+        return ""
+    if "model" in error.missing:
+        return " (or pass --model)"
+    if error.profile is None:
+        return (
+            " (or pass --provider NAME, or --base-url http://127.0.0.1:8080/v1 for a local "
+            "llama.cpp or Ollama server)"
+        )
+    return ""
+
+
 def _exit_for(error: BaseException) -> ExitCode:
     if isinstance(
         error,
@@ -295,7 +312,7 @@ async def _dispatch(args: argparse.Namespace) -> ExitCode:
             return await _chat(args)
         return await _sessions(args)
     except ConfigurationError as exc:
-        _error(str(exc))
+        _error(str(exc) + _hint(exc))
         return ExitCode.CONFIGURATION
     except RobotaError as exc:
         _error(f"{type(exc).__name__}: {exc}")
@@ -303,8 +320,14 @@ async def _dispatch(args: argparse.Namespace) -> ExitCode:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``robota`` command; returns the exit status."""
-    if hasattr(signal, "SIGPIPE"):
+    """Entry point of the ``robota`` command; returns the exit status.
+
+    Args:
+        argv: The arguments; None reads ``sys.argv`` as the ``robota`` command does, and only
+            then is ``SIGPIPE`` restored to its default (a host calling ``main([...])``
+            in-process keeps its own signal handling).
+    """
+    if argv is None and hasattr(signal, "SIGPIPE"):
         # `robota ... | head`: stop quietly when the reader goes away, like other Unix tools
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     parser = build_parser()

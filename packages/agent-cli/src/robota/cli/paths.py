@@ -54,3 +54,8 @@ class CliPaths:
     @staticmethod
     def project_settings(workspace: Path) -> Path:
         return workspace / ".robota" / "settings.json"
+
+    @staticmethod
+    def project_local_settings(workspace: Path) -> Path:
+        """The project-local layer (inside the repository, so project tier)."""
+        return workspace / ".robota" / "settings.local.json"

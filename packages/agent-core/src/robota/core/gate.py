@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from robota.core.events import Event, OwnerPath
 from robota.core.messages import ToolCallPart, ToolResultPart
-from robota.core.tools.base import Tool
+from robota.core.tools.base import RiskClass, Tool
 
 __all__ = ["Allow", "Deny", "GateVerdict", "Substitute", "ToolCallRequest", "ToolGate"]
 
@@ -56,10 +56,18 @@ class ToolCallRequest:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Allow:
-    """Let the call proceed (possibly with changed arguments)."""
+    """Let the call proceed (possibly with changed arguments).
+
+    Attributes:
+        arguments: Replacement arguments, or None to keep them.
+        effective_risk: The risk class this gate decided the call as (the permission gate sets
+            it; e.g. ``INSPECT`` for a read-only shell line). The first gate that sets it wins;
+            the tool reads it as :attr:`ToolContext.effective_risk`.
+    """
 
     kind: Literal["allow"] = "allow"
     arguments: Mapping[str, Any] | None = None
+    effective_risk: RiskClass | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

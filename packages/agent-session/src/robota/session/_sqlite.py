@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -13,34 +12,61 @@ from typing import TypeVar
 import anyio
 import anyio.to_thread
 from robota.core.errors import RobotaError
+from robota.core.host.owner_only import (
+    create_private_file,
+    ensure_private_dir,
+    verify_private_file,
+)
 
-__all__ = ["SQLiteFile", "create_owner_only"]
+__all__ = ["SIDE_FILE_SUFFIXES", "SQLiteFile", "create_owner_only"]
 
 T = TypeVar("T")
 
 
+SIDE_FILE_SUFFIXES = ("-journal", "-wal", "-shm")
+"""The files SQLite keeps beside a database (rollback journal, write-ahead log, shared memory)."""
+
+
 def create_owner_only(path: Path) -> None:
-    """Create ``path`` (and a missing parent folder) with owner-only modes from the start.
+    """Prepare ``path`` for ``sqlite3.connect``: an owner-only file in an owner-only folder.
+
+    The folder goes through :func:`~robota.core.host.owner_only.ensure_private_dir`: created
+    0700 when missing; an existing one is refused when it is a link, another account's, or
+    has any group/other bit (issue #12: an owner-only store's folder is owner-only too; anyone
+    who can add entries there could plant a side file). A missing database file is
+    created empty with :func:`~robota.core.host.owner_only.create_private_file` (``O_EXCL |
+    O_NOFOLLOW``, 0600, verified) so SQLite never creates it itself; an existing one, and each
+    of its ``-journal``/``-wal``/``-shm`` side files that exists, is verified with
+    :func:`~robota.core.host.owner_only.verify_private_file`: not a link (SQLite would follow
+    it and create or overwrite the target), a regular file, this account's, no group/other
+    bits. SQLite gives side files it creates the database file's mode.
 
     Raises:
-        OSError: the file cannot be created.
-        RobotaError: it was created wider than 0600 (a filesystem that ignores modes).
+        UnsafeStoreEntryError: the folder, the database or a side file is a link or the wrong
+            kind of entry.
+        InsecurePermissionsError: one of them is readable by others or owned by another
+            account; the error's ``fix`` names the command to run.
+        ModeNotEnforcedError: a new file or folder does not keep its owner-only mode.
+        OSError: other filesystem failures.
     """
-    parent = path.parent
-    if not parent.exists():
-        parent.mkdir(mode=0o700, parents=True)
+    ensure_private_dir(path.parent)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.close(create_private_file(path))
     except FileExistsError:
-        return
-    os.close(fd)
-    mode = stat.S_IMODE(path.stat().st_mode)
-    if mode & 0o077:
-        raise RobotaError(f"{path}: created with mode {mode:o}, expected 600")
+        verify_private_file(path)
+    for suffix in SIDE_FILE_SUFFIXES:
+        try:
+            verify_private_file(path.with_name(path.name + suffix))
+        except FileNotFoundError:
+            continue
 
 
 class SQLiteFile:
     """A lazily opened SQLite connection; calls run one at a time in a worker thread.
+
+    The database file and its folder are prepared by :func:`create_owner_only` before each
+    connection opens; a refusal there is raised as the owner-only error itself (with its
+    ``path`` and ``fix``), not turned into the ``error`` factory's error.
 
     Args:
         path: Database file (created owner-only if missing) or ``":memory:"``.
@@ -81,6 +107,8 @@ class SQLiteFile:
         Raises:
             RobotaError: the ``error`` factory's error for any ``sqlite3.Error``; errors ``fn``
                 raises itself pass through.
+            OwnerOnlyError: (``UnsafeStoreEntryError``, ``InsecurePermissionsError``) when the
+                connection opens and the database file, a side file or the folder is unsafe.
         """
         async with self._lock:
 

@@ -6,6 +6,14 @@ Entries of type ``session.created`` and ``message.committed`` (with the full mes
 :meth:`EventLog.rebuild` reconstruct a session whose snapshot is missing. Files and the folder are
 created owner-only (0600 / 0700) in the folder the host names; nothing is written elsewhere.
 
+What already exists is verified before it is used (issue #12, through
+:mod:`robota.core.host.owner_only`): the folder must be an owner-only directory of this account
+(not a link), and a log file is created exclusively or else must be an owner-only regular file
+of this account; it is opened ``O_NOFOLLOW`` (``O_APPEND`` to write), so a planted link is never
+followed and a planted FIFO never opened. A refusal raises
+:class:`~robota.core.host.errors.UnsafeStoreEntryError` or
+:class:`~robota.core.host.errors.InsecurePermissionsError`, naming the path and the fix.
+
 A torn last line (a process killed mid-write) is skipped on read; a malformed line elsewhere
 raises :class:`EventLogCorruptError` naming the file and line.
 """
@@ -15,12 +23,13 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from robota.core.host.owner_only import ensure_private_dir, open_private_file, verify_private_dir
 from robota.core.messages import Message, dump_messages, load_messages
 from robota.session.record import SessionRecord
 from robota.session.store import SessionStoreError
@@ -57,15 +66,21 @@ class EventLog:
     """JSONL logs, one file per session, in a host-named folder.
 
     Args:
-        folder: Where ``<session_id>.jsonl`` files live (created 0700 if missing).
+        folder: Where ``<session_id>.jsonl`` files live (created 0700 if missing; an existing
+            one must be an owner-only directory of this account, not a link).
 
     Raises:
         ValueError: for a session id that is not a safe file name.
+        UnsafeStoreEntryError: (from :meth:`append` and :meth:`read`) the folder or a log file
+            is a symbolic link or the wrong kind of entry.
+        InsecurePermissionsError: (same) the folder or a log file is readable by others or
+            belongs to another account.
     """
 
     def __init__(self, folder: str | Path) -> None:
         self._folder = Path(folder)
         self._seq: dict[str, int] = {}
+        self._folder_ready = False
 
     def path(self, session_id: str) -> Path:
         """The log file of ``session_id``."""
@@ -74,20 +89,33 @@ class EventLog:
         return self._folder / f"{session_id}.jsonl"
 
     def append(self, session_id: str, type: str, data: Mapping[str, Any]) -> LogEntry:
-        """Append one entry (written and flushed before returning)."""
+        """Append one entry (written and flushed before returning).
+
+        The folder is ensured owner-only on the first append; the file is created exclusively
+        (0600) or verified, and opened ``O_APPEND | O_NOFOLLOW``.
+
+        Raises:
+            UnsafeStoreEntryError: the folder or the file is a link or the wrong kind of entry.
+            InsecurePermissionsError: the folder or the file is not owner-only.
+        """
         path = self.path(session_id)
-        if not self._folder.exists():
-            self._folder.mkdir(mode=0o700, parents=True)
+        if not self._folder_ready:
+            ensure_private_dir(self._folder)  # verified once per instance: it is ours from here
+            self._folder_ready = True
         seq = self._seq.get(session_id)
         if seq is None:
-            seq = sum(1 for _ in self._lines(path)) if path.exists() else 0
+            seq = len(self._read_lines(path))
         seq += 1
         entry = LogEntry(seq=seq, ts=datetime.now(UTC), type=type, data=dict(data))
         line = json.dumps(
             {"seq": seq, "ts": entry.ts.isoformat(), "type": type, "data": entry.data},
             separators=(",", ":"),
         )
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            fd = open_private_file(path, append=True, create=True)
+        except FileNotFoundError:  # the folder was removed since it was ensured
+            ensure_private_dir(self._folder)
+            fd = open_private_file(path, append=True, create=True)
         try:
             os.write(fd, (line + "\n").encode())
         finally:
@@ -100,22 +128,32 @@ class EventLog:
         body = json.loads(dump_messages([message]))["messages"][0]
         return self.append(session_id, "message.committed", {"message": body})
 
-    def _lines(self, path: Path) -> Iterator[str]:
-        with path.open("r", encoding="utf-8") as handle:
-            for line in handle:
-                if line.strip():
-                    yield line
+    def _read_lines(self, path: Path) -> list[str]:
+        """The non-blank lines of a log file, verified and opened without following a link
+        ([] when the file or the folder does not exist)."""
+        if not self._folder_ready:
+            try:
+                verify_private_dir(self._folder)
+            except FileNotFoundError:
+                return []
+            self._folder_ready = True
+        try:
+            fd = open_private_file(path)
+        except FileNotFoundError:
+            return []
+        with open(fd, encoding="utf-8") as handle:
+            return [line for line in handle if line.strip()]
 
     def read(self, session_id: str) -> list[LogEntry]:
         """Every entry of a session's log, in order ([] when there is no log).
 
         Raises:
             EventLogCorruptError: for a malformed line that is not the last one.
+            UnsafeStoreEntryError: the folder or the file is a link or the wrong kind of entry.
+            InsecurePermissionsError: the folder or the file is not owner-only.
         """
         path = self.path(session_id)
-        if not path.exists():
-            return []
-        lines = list(self._lines(path))
+        lines = self._read_lines(path)
         entries: list[LogEntry] = []
         for number, line in enumerate(lines, start=1):
             try:

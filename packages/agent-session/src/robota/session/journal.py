@@ -3,7 +3,9 @@ Continuation").
 
 Implements :class:`robota.core.journal.Journal` on one SQLite file. Every write is its own
 committed transaction with ``synchronous=FULL``, so a record a method returned from survives a
-SIGKILL of the process. The file is created owner-only, where the host says.
+SIGKILL of the process. The file is created owner-only, where the host says; an existing file,
+its side files and its folder are verified first exactly as for
+:class:`~robota.session.sqlite.SQLiteSessionStore` (no link, owner-only, this account's).
 """
 
 from __future__ import annotations
@@ -43,10 +45,13 @@ class SQLiteJournal(Journal):
     """A durable journal on SQLite.
 
     Args:
-        path: Database file (created owner-only if missing) or ``":memory:"``.
+        path: Database file (created owner-only if missing) or ``":memory:"``; its folder must
+            be this account's and not writable by others (created 0700 if missing).
 
     Raises:
         JournalError: (from every method) when SQLite fails.
+        OwnerOnlyError: (from the first call) when the file, a side file or the folder is a
+            link, the wrong kind of entry, readable by others or another account's.
     """
 
     def __init__(self, path: str | Path) -> None:

@@ -1,7 +1,12 @@
 """SQLite session store: the embedded default (stdlib ``sqlite3``).
 
-The database file lives exactly where the host says; it is created owner-only (0600, its folder
-0700 when this store creates it) before SQLite opens it. Each call runs in a worker thread; one
+The database file lives exactly where the host says. Before SQLite opens it, its folder must be
+this account's and not writable by others (created 0700 when missing), a missing file is created 0600 with
+``O_EXCL | O_NOFOLLOW``, and an existing file and its ``-wal``/``-shm``/``-journal`` side files
+are verified: never a symbolic link (SQLite would follow it), a regular file, this account's,
+no group/other bits (issue #12). A refusal raises
+:class:`~robota.core.host.errors.UnsafeStoreEntryError` or
+:class:`~robota.core.host.errors.InsecurePermissionsError`, naming the path and the fix. Each call runs in a worker thread; one
 connection is shared under a lock. Optimistic revisions are enforced by the database itself
 (``UPDATE … WHERE revision = ?``), so separate processes sharing the file are safe too.
 """
@@ -53,8 +58,14 @@ class SQLiteSessionStore(SessionStore):
     """:class:`~robota.session.store.SessionStore` on one SQLite file.
 
     Args:
-        path: The database file (created owner-only if missing), or ``":memory:"``.
+        path: The database file (created owner-only if missing), or ``":memory:"``. Its folder
+            must be this account's and not writable by others (created 0700 if missing).
         clock: Seconds since the epoch, injectable for lease tests.
+
+    Every method raises :class:`~robota.core.host.errors.OwnerOnlyError` (its
+    ``UnsafeStoreEntryError`` / ``InsecurePermissionsError`` subclasses) when the first call
+    opens the file and the file, a side file or the folder is unsafe; nothing is created at a
+    link's target.
 
     Example:
         >>> import anyio

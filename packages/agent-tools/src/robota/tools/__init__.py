@@ -31,6 +31,7 @@ from robota.tools.overrides import (
     canonical_name_of,
     with_overrides,
 )
+from robota.tools.sandbox import BubblewrapSandbox, detect_sandbox
 from robota.tools.toolset import BuiltinToolset, builtin_toolset, default_tools
 from robota.tools.workspace import Workspace
 
@@ -40,6 +41,7 @@ __all__ = [
     "BackgroundShells",
     "BackgroundStatus",
     "BoundedText",
+    "BubblewrapSandbox",
     "BuiltinToolset",
     "DescriptionOverride",
     "EditFileTool",
@@ -63,5 +65,6 @@ __all__ = [
     "builtin_toolset",
     "canonical_name_of",
     "default_tools",
+    "detect_sandbox",
     "with_overrides",
 ]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import httpx
 from robota.core.host.egress import EgressPolicy
+from robota.core.host.sandbox import Sandbox
 from robota.core.tools.base import Tool
 from robota.tools.bounds import DEFAULT_BOUNDS, OutputBounds
 from robota.tools.builtin import (
@@ -65,6 +66,8 @@ def builtin_toolset(
     egress_policy: EgressPolicy | None = None,
     env: Mapping[str, str] | None = None,
     bounds: OutputBounds = DEFAULT_BOUNDS,
+    sandbox: Sandbox | None = None,
+    allow_network: bool = False,
 ) -> BuiltinToolset:
     """Build every built-in tool for ``workspace``.
 
@@ -77,6 +80,11 @@ def builtin_toolset(
         egress_policy: Policy for ``web_fetch`` (core's default when None).
         env: Environment overrides for ``shell`` (over a copy of ``os.environ``).
         bounds: Output limits for the tools that bound text.
+        sandbox: Where ``shell`` runs commands, foreground and background (e.g. from
+            :func:`robota.tools.sandbox.detect_sandbox`); None: no sandbox, so read-only
+            command lines ask instead of being auto-approved.
+        allow_network: Let ``shell`` commands that may write reach the network (all or
+            nothing; read-only ones never do).
 
     Returns:
         Tools in this order: read_file, write_file, edit_file, list_dir, glob, grep, shell,
@@ -91,7 +99,14 @@ def builtin_toolset(
         ListDirTool(workspace),
         GlobTool(workspace),
         GrepTool(workspace, bounds=bounds),
-        ShellTool(workspace, background=shells, env=env, bounds=bounds),
+        ShellTool(
+            workspace,
+            sandbox=sandbox,
+            allow_network=allow_network,
+            background=shells,
+            env=env,
+            bounds=bounds,
+        ),
         ShellOutputTool(shells, bounds=bounds),
         ShellKillTool(shells),
         WebFetchTool(http_client=http_client, egress_policy=egress_policy, bounds=bounds),
@@ -108,6 +123,8 @@ def default_tools(
     egress_policy: EgressPolicy | None = None,
     background: BackgroundShells | None = None,
     env: Mapping[str, str] | None = None,
+    sandbox: Sandbox | None = None,
+    allow_network: bool = False,
 ) -> list[Tool]:
     """The built-in tools as a list (see :func:`builtin_toolset` for the arguments).
 
@@ -122,5 +139,7 @@ def default_tools(
             http_client=http_client,
             egress_policy=egress_policy,
             env=env,
+            sandbox=sandbox,
+            allow_network=allow_network,
         ).tools
     )

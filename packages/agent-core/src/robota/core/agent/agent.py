@@ -19,9 +19,9 @@ from typing import Any
 import anyio
 import anyio.lowlevel
 from robota.core.agent._continuation import checked_checkpoint
-from robota.core.agent.batch import ToolRunner
+from robota.core.agent.batch import ToolRunner, error_result
 from robota.core.agent.context import ContextTracker
-from robota.core.agent.events import HistoryCommitted
+from robota.core.agent.events import HistoryCommitted, ToolCallSkipped
 from robota.core.agent.history import History
 from robota.core.agent.output import OutputSpec
 from robota.core.agent.pairing import HistoryProcessor
@@ -698,11 +698,16 @@ class Agent:
         """Run a registered tool (deferred ones included) without a model turn, through the
         same validation, gates and events as a model's call (``ToolCallRequest.direct=True``).
 
-        Does not take the run slot and does not touch history.
+        Does not take the run slot and does not touch history. Direct invocation never
+        bypasses a tool allowlist (seed 000, "Canonical Direct Runtime Tool Invocation"): a
+        tool a gate withholds from the model (``gate.offers(tool)`` is False, e.g. a deny rule
+        naming the whole tool) is refused without running anything — a denial result, with a
+        ``tool.call_skipped`` event (reason ``denied``), like any other deny. Deferred tools
+        are not withheld (residency is not an allowlist) and stay callable.
 
         Returns:
-            The tool result (``is_error`` for invalid arguments, a deny, a failure, or
-            cancellation).
+            The tool result (``is_error`` for a withheld tool, invalid arguments, a deny, a
+            failure, or cancellation).
 
         Raises:
             AgentClosedError: the agent was closed.
@@ -724,6 +729,9 @@ class Agent:
             arguments=args,
             raw_arguments=json.dumps(args) if args is not None else "",
         )
+        withheld = [gate for gate in self.gates if not gate.offers(tool)]
+        if withheld:
+            return self._refuse_withheld(call, withheld[0], run_id)
         runner = ToolRunner(
             texts=self.texts,
             gates=self.gates,
@@ -742,10 +750,21 @@ class Agent:
             finally:
                 remove()
         if result is None:
-            from robota.core.agent.batch import error_result
-
             return error_result(call, self.texts.interrupted_tool_result)
         return result
+
+    def _refuse_withheld(self, call: ToolCallPart, gate: ToolGate, run_id: str) -> ToolResultPart:
+        """The denial result of a direct call to a tool ``gate`` withholds (nothing runs)."""
+        text = (
+            f"Permission denied: tool {call.name!r} is withheld by {type(gate).__name__} "
+            "(direct invocation does not bypass a tool allowlist)"
+        )
+        self._emit(
+            ToolCallSkipped(
+                owner=self._owner.child("run", run_id), call=call, reason="denied", message=text
+            )
+        )
+        return error_result(call, text)
 
     # --- disposal -------------------------------------------------------------------------
 

@@ -32,7 +32,7 @@ from robota.core.errors import JournalError
 from robota.core.events import Event, OwnerPath
 from robota.core.gate import Deny, Substitute, ToolCallRequest, ToolGate
 from robota.core.messages import TextPart, ToolCallPart, ToolResultPart
-from robota.core.tools.base import Tool, ToolContext, ToolOutput, ToolReturn
+from robota.core.tools.base import RiskClass, Tool, ToolContext, ToolOutput, ToolReturn
 
 __all__ = ["ToolRunner", "canonical_input", "error_result"]
 
@@ -236,6 +236,7 @@ class ToolRunner:
             index=index,
         )
         substitute: ToolResultPart | None = None
+        effective_risk: RiskClass | None = None
         for gate in self.gates:
             try:
                 verdict = await gate.before_tool(request)
@@ -248,9 +249,12 @@ class ToolRunner:
             if isinstance(verdict, Substitute):
                 if substitute is None:
                     substitute = verdict.result
-            elif verdict.arguments is not None:
-                arguments = dict(verdict.arguments)
-                request = _with_arguments(request, arguments)
+            else:
+                if effective_risk is None:
+                    effective_risk = verdict.effective_risk
+                if verdict.arguments is not None:
+                    arguments = dict(verdict.arguments)
+                    request = _with_arguments(request, arguments)
         executed = False
         if substitute is not None:
             result = ToolResultPart(
@@ -260,7 +264,9 @@ class ToolRunner:
                 is_error=substitute.is_error,
             )
         else:
-            result, executed = await self._body(call, tool, arguments, call_id, call_owner, round)
+            result, executed = await self._body(
+                call, tool, arguments, call_id, call_owner, round, effective_risk
+            )
         for gate in self.gates:
             try:
                 result = await gate.after_tool(request, result)
@@ -278,6 +284,7 @@ class ToolRunner:
         call_id: str,
         owner: OwnerPath,
         round: int,
+        effective_risk: RiskClass | None = None,
     ) -> tuple[ToolResultPart, bool]:
         ctx: ToolContext[Any] = ToolContext(
             run_id=self.run_id,
@@ -286,6 +293,7 @@ class ToolRunner:
             tool_name=tool.name,
             deps=self.deps,
             round=round,
+            effective_risk=effective_risk,
             is_cancelled=self.is_cancelled,
             emit_progress=lambda text: self.emit(
                 ToolProgress(owner=owner, call_id=call_id, text=text)

@@ -26,6 +26,7 @@ from robota.core.hooks.events import (
     SubagentStartInput,
     SubagentStopInput,
     UserPromptSubmitInput,
+    can_block,
     enforces,
 )
 from robota.core.hooks.executors import (
@@ -45,7 +46,9 @@ from robota.core.hooks.outcome import (
     HookOutcome,
     HookResult,
     HookRun,
+    PromptBlockedError,
 )
+from robota.core.hooks.permission import hook_ask_approver, hooked_approver
 from robota.core.hooks.runner import HookRunner
 from robota.core.hooks.telemetry import HookCompleted, HookStarted
 
@@ -83,13 +86,17 @@ __all__ = [
     "Posture",
     "PreCompactInput",
     "PreToolUseInput",
+    "PromptBlockedError",
     "SessionEndInput",
     "SessionStartInput",
     "StopInput",
     "SubagentStartInput",
     "SubagentStopInput",
     "UserPromptSubmitInput",
+    "can_block",
     "default_executors",
     "enforces",
+    "hook_ask_approver",
+    "hooked_approver",
     "hooks_from_settings",
 ]

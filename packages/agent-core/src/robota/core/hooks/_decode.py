@@ -4,6 +4,8 @@ The schema (shared by command hooks' stdout and HTTP hooks' response body; every
 unless stated)::
 
     {
+      "continue": true | false,             # false = stop (Claude Code's common field)
+      "stopReason": "<text>",               # reason for continue:false
       "decision": "block" | "approve",      # "block" = explicit block directive
       "reason": "<text>",                   # reason for block / allow:false
       "allow": true | false,                # the verdict field (required for HTTP hooks)
@@ -11,21 +13,30 @@ unless stated)::
         "hookEventName": "PreToolUse",
         "permissionDecision": "allow" | "deny" | "ask",
         "permissionDecisionReason": "<text>",
+        "decision": {"behavior": "allow" | "deny", "message": "<text>"},  # PermissionRequest
         "additionalContext": "<text>",
         "substituteResult": "<text>" | {"text": "<text>", "isError": false}
       }
     }
 
+These are Claude Code's hook output fields (https://docs.claude.com/en/docs/claude-code/hooks),
+so a script written for that host is understood here; other fields (``suppressOutput``,
+``systemMessage``, ...) are ignored.
+
 Order of decoding (seed 000, "Outcome contract"):
 
 1. An explicit block directive wins even beside otherwise undecodable fields:
-   ``decision == "block"``, ``hookSpecificOutput.permissionDecision == "deny"`` or
-   ``allow`` being exactly ``false``.
+   ``continue`` being exactly ``false``, ``decision == "block"``,
+   ``hookSpecificOutput.permissionDecision == "deny"``,
+   ``hookSpecificOutput.decision.behavior == "deny"`` or ``allow`` being exactly ``false``.
 2. Any present field of the wrong type or value is an error (no verdict), e.g. ``"allow":
-   "true"`` (a string), ``"decision": "maybe"``.
+   "true"`` (a string), ``"decision": "maybe"``, ``"continue": "no"``.
 3. When a verdict is required (HTTP) and ``allow`` is not exactly ``true``: error.
 4. ``permissionDecision == "ask"``: ask. Otherwise allow, with ``substituteResult`` and
-   ``additionalContext`` when given.
+   ``additionalContext`` when given; the allow is *stated* (:attr:`HookAllow.stated`) when the
+   body said so outright (``"allow": true``, ``"decision": "approve"``,
+   ``permissionDecision == "allow"`` or ``decision.behavior == "allow"``). Only a stated allow
+   answers a ``PermissionRequest``; silence never approves anything.
 """
 
 from __future__ import annotations
@@ -87,8 +98,19 @@ def decode_answer(body: object, *, require_verdict: bool, output: str = "") -> H
     )
     permission = specific.get("permissionDecision")
     permission_reason = _text(specific.get("permissionDecisionReason"))
+    request_raw = specific.get("decision")
+    request: Mapping[str, Any] = (
+        cast(Mapping[str, Any], request_raw) if isinstance(request_raw, Mapping) else {}
+    )
+    behavior = request.get("behavior")
+    request_message = _text(request.get("message"))
 
     # 1. explicit block directives win.
+    if answer.get("continue") is False:
+        stop = _text(answer.get("stopReason"))
+        return HookDeny(reason=stop or reason or permission_reason or DEFAULT_BLOCK_REASON)
+    if behavior == "deny":
+        return HookDeny(reason=request_message or reason or DEFAULT_BLOCK_REASON)
     if answer.get("decision") == "block":
         return HookDeny(reason=reason or permission_reason or DEFAULT_BLOCK_REASON)
     if permission == "deny":
@@ -105,6 +127,14 @@ def decode_answer(body: object, *, require_verdict: bool, output: str = "") -> H
         problems.append("'allow' must be exactly true or false")
     if "reason" in answer and not isinstance(answer.get("reason"), str):
         problems.append("'reason' must be a string")
+    if "continue" in answer and not isinstance(answer.get("continue"), bool):
+        problems.append("'continue' must be exactly true or false")
+    if "stopReason" in answer and not isinstance(answer.get("stopReason"), str):
+        problems.append("'stopReason' must be a string")
+    if request_raw is not None and not isinstance(request_raw, Mapping):
+        problems.append("'hookSpecificOutput.decision' must be an object")
+    elif request_raw is not None and behavior not in ("allow", "deny"):
+        problems.append('\'hookSpecificOutput.decision.behavior\' must be "allow" or "deny"')
     if specific_raw is not None and not isinstance(specific_raw, Mapping):
         problems.append("'hookSpecificOutput' must be an object")
     if "permissionDecision" in specific and permission not in _PERMISSION_DECISIONS:
@@ -129,10 +159,17 @@ def decode_answer(body: object, *, require_verdict: bool, output: str = "") -> H
     # 4. ask, else allow.
     if permission == "ask":
         return HookAsk(reason=permission_reason or reason or "hook asks for confirmation")
+    stated = (
+        allow is True
+        or answer.get("decision") == "approve"
+        or permission == "allow"
+        or behavior == "allow"
+    )
     return HookAllow(
         output=output,
         substitute=substitute,
         additional_context=context if isinstance(context, str) and context else None,
+        stated=stated,
     )
 
 

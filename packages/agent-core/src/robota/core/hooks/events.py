@@ -7,12 +7,16 @@ command hook reads on stdin and an HTTP hook receives as its POST body. Every in
 ``hook_event_name``, ``session_id`` and ``cwd`` (plus ``transcript_path`` and
 ``permission_mode`` when the host knows them); the per-event fields are listed on each class.
 
-Posture: whether an *error* outcome (no verdict could be decoded) blocks the operation is a
-per-event policy recorded in :data:`POSTURE`. Only events whose fire site both awaits and
-inspects the result enforce (tool-use gating: ``PreToolUse``, and ``PermissionRequest`` whose
-fire site is the permission approver). Every other event is advisory: errors are logged and
-reported as ``hook.completed`` events and never block. :func:`enforces` is the one published
-predicate; consumers must not re-derive the rule from the table.
+Posture: two questions per event, recorded in :data:`POSTURE`. *Can the fire site act on a
+block?* (:func:`can_block`): a hook's explicit deny stops the operation only where the fire
+site awaits and inspects the result — ``PreToolUse`` (the tool body does not run),
+``PermissionRequest`` (the question is answered "deny" instead of reaching a person) and
+``UserPromptSubmit`` (the turn is refused before the model is called). *Does an error fail
+closed?* (:func:`enforces`): only the tool-use gating events, ``PreToolUse`` and
+``PermissionRequest``. Every other event is advisory: errors are logged and reported as
+``hook.completed`` events and never block; a deny there is reported and changes nothing.
+:func:`enforces` and :func:`can_block` are the published predicates; consumers must not
+re-derive the rules from the table.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ __all__ = [
     "SubagentStartInput",
     "SubagentStopInput",
     "UserPromptSubmitInput",
+    "can_block",
     "enforces",
 ]
 
@@ -79,53 +84,72 @@ class Posture:
     """One row of the posture table.
 
     Attributes:
-        enforcing: True when an error outcome blocks (fails closed).
-        fire_site: Where the event is fired and whether that site awaits and inspects the
-            result (the reason the row may or may not enforce).
+        enforcing: True when an error outcome blocks (fails closed). Implies ``blocks``.
+        blocks: True when the fire site awaits and inspects the result, so a hook's explicit
+            deny stops the operation.
+        fire_site: Where the event is fired and what that site does with the result (the
+            reason the row may or may not block or enforce).
     """
 
     enforcing: bool
+    blocks: bool
     fire_site: str
 
 
 POSTURE: Mapping[HookEventName, Posture] = {
     HookEventName.PRE_TOOL_USE: Posture(
         enforcing=True,
+        blocks=True,
         fire_site="HookGate.before_tool: awaited and inspected before the tool body runs",
     ),
     HookEventName.PERMISSION_REQUEST: Posture(
         enforcing=True,
-        fire_site="the permission approver: awaited and inspected before a person is asked",
+        blocks=True,
+        fire_site="hooked_approver (robota.core.hooks.permission): awaited before a person is "
+        "asked; a deny or an error answers deny, a stated allow answers allow",
+    ),
+    HookEventName.USER_PROMPT_SUBMIT: Posture(
+        enforcing=False,
+        blocks=True,
+        fire_site="InteractiveSession turn start: awaited before the model is called; a deny "
+        "refuses the turn (PromptBlockedError), an error is only reported",
     ),
     HookEventName.POST_TOOL_USE: Posture(
         enforcing=False,
+        blocks=False,
         fire_site="HookGate.after_tool: the body already ran; can only annotate or replace",
     ),
     HookEventName.POST_TOOL_USE_FAILURE: Posture(
         enforcing=False,
+        blocks=False,
         fire_site="HookGate.after_tool: the body already failed; can only annotate or replace",
     ),
-    HookEventName.USER_PROMPT_SUBMIT: Posture(
-        enforcing=False, fire_site="session layer via HookRunner.dispatch"
-    ),
     HookEventName.SESSION_START: Posture(
-        enforcing=False, fire_site="session layer via HookRunner.dispatch"
+        enforcing=False, blocks=False, fire_site="InteractiveSession start/resume/fork"
     ),
     HookEventName.SESSION_END: Posture(
-        enforcing=False, fire_site="session layer via HookRunner.dispatch (after the fact)"
+        enforcing=False, blocks=False, fire_site="InteractiveSession.shutdown (after the fact)"
     ),
-    HookEventName.STOP: Posture(enforcing=False, fire_site="session layer via dispatch"),
+    HookEventName.STOP: Posture(
+        enforcing=False, blocks=False, fire_site="InteractiveSession after each turn"
+    ),
     HookEventName.SUBAGENT_START: Posture(
-        enforcing=False, fire_site="subagent runner via HookRunner.dispatch"
+        enforcing=False,
+        blocks=False,
+        fire_site="SpawnAgentTool before the child runs (observational)",
     ),
     HookEventName.SUBAGENT_STOP: Posture(
-        enforcing=False, fire_site="subagent runner via HookRunner.dispatch"
+        enforcing=False,
+        blocks=False,
+        fire_site="SpawnAgentTool after the child ended (after the fact)",
     ),
     HookEventName.PRE_COMPACT: Posture(
-        enforcing=False, fire_site="compaction via HookRunner.dispatch"
+        enforcing=False, blocks=False, fire_site="InteractiveSession compaction (observational)"
     ),
     HookEventName.NOTIFICATION: Posture(
-        enforcing=False, fire_site="host UI via HookRunner.dispatch (fire and forget)"
+        enforcing=False,
+        blocks=False,
+        fire_site="hooked_approver when a person is about to be asked (permission_prompt)",
     ),
 }
 """Per-event posture (seed 000, "Per-event enforcement posture"). Read it through
@@ -147,6 +171,22 @@ def enforces(event_name: HookEventName | str) -> bool:
     except ValueError:
         return False
     return POSTURE[name].enforcing
+
+
+def can_block(event_name: HookEventName | str) -> bool:
+    """Return True when a hook's explicit deny on ``event_name`` stops the operation.
+
+    Args:
+        event_name: A :class:`HookEventName` or its string value. Unknown names: False.
+
+    Returns:
+        True only for ``PreToolUse``, ``PermissionRequest`` and ``UserPromptSubmit``.
+    """
+    try:
+        name = HookEventName(event_name)
+    except ValueError:
+        return False
+    return POSTURE[name].blocks
 
 
 def _json_of(value: Any) -> JsonValue:

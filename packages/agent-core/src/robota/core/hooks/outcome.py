@@ -13,9 +13,10 @@ hooks' declaration order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
+from robota.core.errors import ErrorCategory, RobotaError
 from robota.core.tools.base import ToolReturn
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "HookOutcome",
     "HookResult",
     "HookRun",
+    "PromptBlockedError",
 ]
 
 
@@ -39,12 +41,18 @@ class HookAllow:
         substitute: For tool events: a result to use instead of running the body
             (``PreToolUse``) or instead of the produced result (``PostToolUse*``).
         additional_context: Text the hook asks to add to what the model sees.
+        stated: True when the hook said "allow" outright (``"allow": true``,
+            ``permissionDecision: "allow"``, ...), not merely exited 0 with nothing to say.
+            Only a stated allow answers a ``PermissionRequest`` (a hook that is silent never
+            approves a call on a person's behalf). An in-process handler sets it itself.
+            Not part of equality (two allows with the same effect compare equal).
     """
 
     kind: Literal["allow"] = "allow"
     output: str = ""
     substitute: ToolReturn | None = None
     additional_context: str | None = None
+    stated: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -88,6 +96,26 @@ class HookError:
     reason: str
 
 
+class PromptBlockedError(RobotaError):
+    """A ``UserPromptSubmit`` hook refused the prompt; the model was not called and nothing was
+    added to the conversation (seed 000, "Hook System": a decision the hook stated outright is
+    honoured where the fire site can act).
+
+    Attributes:
+        reason: The hook's reason (what to show the user).
+        outcome: The combined hook outcome.
+    """
+
+    code = "prompt_blocked"
+    default_category = ErrorCategory.USER
+    default_recoverable = True
+
+    def __init__(self, reason: str, *, outcome: HookOutcome) -> None:
+        super().__init__(f"prompt blocked by a UserPromptSubmit hook: {reason}")
+        self.reason = reason
+        self.outcome = outcome
+
+
 HookResult = HookAllow | HookDeny | HookAsk | HookError
 """What one executor returns for one hook run."""
 
@@ -126,6 +154,9 @@ class HookOutcome:
         additional_context: Every allowing hook's additional context, in declaration order.
         runs: Every hook that ran, in declaration order.
         enforcing: Whether the event enforces (errors failed closed).
+        approved: True when the decision is ``"allow"``/``"substitute"`` and at least one hook
+            stated its allow outright (:attr:`HookAllow.stated`); a ``PermissionRequest`` fire
+            site answers the question only then.
     """
 
     event_name: str
@@ -135,6 +166,7 @@ class HookOutcome:
     additional_context: tuple[str, ...] = ()
     runs: tuple[HookRun, ...] = ()
     enforcing: bool = False
+    approved: bool = False
 
     @property
     def blocked(self) -> bool:
@@ -192,4 +224,5 @@ def combine(event_name: str, runs: tuple[HookRun, ...], *, enforcing: bool) -> H
         additional_context=tuple(context),
         runs=runs,
         enforcing=enforcing,
+        approved=any(isinstance(r.result, HookAllow) and r.result.stated for r in runs),
     )

@@ -1,6 +1,6 @@
 """OS-touching security guards of agent-core: path containment, egress policy, owner-only store,
-credential store port (seed 000, "Path Containment", "Egress Policy", "Owner-Only Store",
-"Credential Store Port").
+credential store port, sandbox port (seed 000, "Path Containment", "Egress Policy", "Owner-Only
+Store", "Credential Store Port"; seed 003 ``ISandboxClient``).
 
 Not imported by ``robota.core``: these modules touch the filesystem, DNS and the network, so a
 consumer imports ``robota.core.host`` explicitly and the dependency is legible at the import.
@@ -40,15 +40,31 @@ from robota.core.host.errors import (
     OwnerOnlyError,
     PathContainmentError,
     PathOutsideRootError,
+    UnsafeStoreEntryError,
 )
 from robota.core.host.owner_only import (
     OwnerOnlyGuarantee,
+    create_private_file,
     ensure_private_dir,
+    ensure_store_dir,
+    open_private_file,
     owner_only_guarantee,
     read_private_file,
+    verify_private_dir,
+    verify_private_file,
     write_private_file,
 )
 from robota.core.host.paths import canonical_path, is_inside, resolve_inside
+from robota.core.host.sandbox import (
+    NoSandbox,
+    Sandbox,
+    SandboxConfinementError,
+    SandboxedCommand,
+    SandboxError,
+    SandboxGuarantees,
+    SandboxProfile,
+    SandboxUnavailableError,
+)
 
 __all__ = [
     "DEFAULT_BLOCKED_HOSTNAMES",
@@ -72,17 +88,31 @@ __all__ = [
     "InvalidPathError",
     "KeyringCredentialStore",
     "ModeNotEnforcedError",
+    "NoSandbox",
     "OwnerOnlyError",
     "OwnerOnlyGuarantee",
     "PathContainmentError",
     "PathOutsideRootError",
     "Resolver",
+    "Sandbox",
+    "SandboxConfinementError",
+    "SandboxError",
+    "SandboxGuarantees",
+    "SandboxProfile",
+    "SandboxUnavailableError",
+    "SandboxedCommand",
+    "UnsafeStoreEntryError",
     "canonical_path",
+    "create_private_file",
     "ensure_private_dir",
+    "ensure_store_dir",
     "is_inside",
+    "open_private_file",
     "owner_only_guarantee",
     "read_private_file",
     "resolve_inside",
     "system_resolver",
+    "verify_private_dir",
+    "verify_private_file",
     "write_private_file",
 ]

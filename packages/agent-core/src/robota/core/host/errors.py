@@ -9,6 +9,8 @@ cannot be read, a fetch that broke its size or time bound.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from robota.core.errors import ErrorCategory, RobotaError
 
 __all__ = [
@@ -23,6 +25,8 @@ __all__ = [
     "OwnerOnlyError",
     "PathContainmentError",
     "PathOutsideRootError",
+    "UnsafeEntryProblem",
+    "UnsafeStoreEntryError",
 ]
 
 
@@ -61,13 +65,17 @@ class OwnerOnlyError(RobotaError):
 
     Attributes:
         path: The file or directory concerned.
+        fix: What the operator can do about it, as a short instruction naming the path (for
+            example ``"chmod 600 /home/me/.robota/trust.json"``); empty when there is no
+            operator fix (a filesystem that ignores modes).
     """
 
     code = "owner_only"
 
-    def __init__(self, message: str, *, path: str) -> None:
+    def __init__(self, message: str, *, path: str, fix: str = "") -> None:
         super().__init__(message)
         self.path = path
+        self.fix = fix
 
 
 class InsecurePermissionsError(OwnerOnlyError):
@@ -83,10 +91,53 @@ class InsecurePermissionsError(OwnerOnlyError):
     code = "insecure_permissions"
     default_category = ErrorCategory.USER
 
-    def __init__(self, message: str, *, path: str, mode: int, uid: int) -> None:
-        super().__init__(message, path=path)
+    def __init__(self, message: str, *, path: str, mode: int, uid: int, fix: str = "") -> None:
+        super().__init__(message, path=path, fix=fix)
         self.mode = mode
         self.uid = uid
+
+
+UnsafeEntryProblem = Literal["symlink", "wrong_type"]
+"""Why a store entry was refused: it is a symbolic link, or it is not the kind of entry the
+store keeps there (a directory or FIFO where a file belongs, a file where a directory belongs)."""
+
+
+class UnsafeStoreEntryError(OwnerOnlyError, OSError):
+    """An existing store entry is a symbolic link, or not the kind of entry expected there.
+
+    A store never follows a link it finds at one of its own paths (a planted link would make it
+    read, truncate or create the link's target) and never opens a FIFO, socket or device as a
+    record. Also an :class:`OSError` whose ``errno`` is what the refused system call would have
+    reported (``ELOOP`` for a link, ``EISDIR``/``ENOTDIR``/``EINVAL`` for a wrong type), so code
+    written against the raw ``O_NOFOLLOW`` failure keeps catching it.
+
+    Attributes:
+        problem: ``"symlink"`` or ``"wrong_type"``.
+        found: What is there, in words (``"symbolic link"``, ``"directory"``, ``"FIFO"``...).
+    """
+
+    code = "unsafe_store_entry"
+    default_category = ErrorCategory.USER
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str,
+        fix: str,
+        problem: UnsafeEntryProblem,
+        found: str,
+        errno: int,
+    ) -> None:
+        super().__init__(message, path=path, fix=fix)
+        self.problem: UnsafeEntryProblem = problem
+        self.found = found
+        self.errno = errno
+        self.strerror = message
+        self.filename = path
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class ModeNotEnforcedError(OwnerOnlyError):

@@ -1,5 +1,5 @@
-"""Owner-only store: create directories and files only their owner can read (seed 000,
-"Owner-Only Store").
+"""Owner-only store: create directories and files only their owner can read, and verify the
+ones that already exist (seed 000, "Owner-Only Store").
 
 For every host store under ``~/.robota`` and a project's ``.robota`` (session records, logs,
 settings, device credentials). Three facts about the filesystem API each produced a real
@@ -14,16 +14,28 @@ defect before this module existed, and each is handled here:
   file in the same directory and ``os.replace``-s it over the target (atomic on POSIX).
 * Creating wide and tightening afterwards leaves a window where the data is readable. Entries
   are created with their final mode (``os.open(O_CREAT | O_EXCL, 0o600)``, ``os.mkdir(0o700)``)
-  and then verified with ``fstat``/``stat``: a umask that removed owner bits is repaired on the
-  entry just created, and a filesystem that ignores chmod raises
+  and then verified with ``fstat``/``lstat``: a umask that removed owner bits is repaired on the
+  entry just created, before any byte is written, and a filesystem that ignores chmod raises
   :class:`ModeNotEnforcedError`. The verification is load-bearing, not decoration.
+
+An entry that already exists is judged before it is used, never adopted (issue #12): it must not
+be a symbolic link (``lstat``, ``O_NOFOLLOW``: a planted link would make the store read,
+truncate or create its target), it must be the right kind of entry (a regular file, or a
+directory; never a FIFO, socket or device), it must belong to this account and carry no
+group/other mode bits. :func:`verify_private_file` and :func:`verify_private_dir` state the
+rule; :func:`open_private_file` opens an existing file (or creates a missing one) for reading
+or appending under it, judging the descriptor it actually opened. A refusal is a typed error
+naming the path and the fix: :class:`UnsafeStoreEntryError` (a link, a wrong type) or
+:class:`InsecurePermissionsError` (wide mode, foreign owner). Nothing is ever chmod-ed after
+the fact except on an explicit ``tighten=True``.
 
 Which guarantee holds is reported, not assumed: :func:`owner_only_guarantee` returns
 ``POSIX_MODES`` where mode bits are enforced and ``UNVERIFIED`` on Windows, where chmod cannot
-express owner-only and this module only provides atomic writes (ACLs are not inspected).
+express owner-only and this module only provides atomic writes and link/type checks (ACLs are
+not inspected).
 
 Example:
-    >>> import tempfile
+    >>> import os, tempfile
     >>> from pathlib import Path
     >>> store = Path(tempfile.mkdtemp()) / "robota"
     >>> ensure_private_dir(store)
@@ -31,26 +43,47 @@ Example:
     >>> _ = write_private_file(store / "token.json", b"{}")
     >>> oct((store / "token.json").stat().st_mode & 0o777)
     '0o600'
+    >>> descriptor = open_private_file(store / "run.jsonl", append=True, create=True)
+    >>> os.write(descriptor, b"{}\\n"), os.close(descriptor)
+    (3, None)
+    >>> os.chmod(store / "token.json", 0o644)  # an older version left it readable
+    >>> verify_private_file(store / "token.json")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    robota.core.host.errors.InsecurePermissionsError: ... Fix: chmod 600 ...
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
+import shlex
 import stat
 from enum import StrEnum
 from pathlib import Path
+from typing import Literal
 
-from robota.core.host.errors import InsecurePermissionsError, ModeNotEnforcedError
+from robota.core.host.errors import (
+    InsecurePermissionsError,
+    ModeNotEnforcedError,
+    UnsafeStoreEntryError,
+)
 
 __all__ = [
     "DIRECTORY_MODE",
     "FILE_MODE",
+    "EntryKind",
     "OwnerOnlyGuarantee",
+    "create_private_file",
     "ensure_private_dir",
+    "ensure_store_dir",
+    "open_private_file",
     "owner_only_guarantee",
     "read_private_file",
+    "verify_private_dir",
+    "verify_private_file",
     "write_private_file",
 ]
 
@@ -60,6 +93,13 @@ FILE_MODE = 0o600
 """Mode of every file this module creates."""
 
 _OTHERS = 0o077
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_BINARY = getattr(os, "O_BINARY", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+EntryKind = Literal["file", "directory"]
+"""The kind of entry a store keeps at a path: a regular ``"file"`` or a ``"directory"``."""
 
 
 class OwnerOnlyGuarantee(StrEnum):
@@ -78,34 +118,9 @@ def owner_only_guarantee() -> OwnerOnlyGuarantee:
     return OwnerOnlyGuarantee.UNVERIFIED if os.name == "nt" else OwnerOnlyGuarantee.POSIX_MODES
 
 
-def _check_existing(path: Path, info: os.stat_result, *, tighten: bool) -> None:
-    mode = stat.S_IMODE(info.st_mode)
-    if info.st_uid != os.geteuid():
-        raise InsecurePermissionsError(
-            f"{str(path)!r} is owned by uid {info.st_uid}, not {os.geteuid()}",
-            path=str(path),
-            mode=mode,
-            uid=info.st_uid,
-        )
-    if mode & _OTHERS == 0:
-        return
-    if not tighten:
-        raise InsecurePermissionsError(
-            f"{str(path)!r} has mode {oct(mode)}; others can access it",
-            path=str(path),
-            mode=mode,
-            uid=info.st_uid,
-        )
-    os.chmod(path, mode & ~_OTHERS)
-    after = stat.S_IMODE(os.stat(path).st_mode)
-    if after & _OTHERS:
-        raise ModeNotEnforcedError(
-            f"chmod of {str(path)!r} to owner-only did not take (mode {oct(after)})",
-            path=str(path),
-        )
-
-
 def _verify_new(path: Path, mode_now: int, wanted: int, fix: int | None = None) -> None:
+    """Verify the mode of an entry this module just created; a umask that removed owner bits
+    is repaired once (on the descriptor when there is one) and then checked again."""
     if mode_now == wanted:
         return
     if fix is not None:
@@ -113,12 +128,137 @@ def _verify_new(path: Path, mode_now: int, wanted: int, fix: int | None = None) 
         mode_now = stat.S_IMODE(os.fstat(fix).st_mode)
     else:
         os.chmod(path, wanted)
-        mode_now = stat.S_IMODE(os.stat(path).st_mode)
+        mode_now = stat.S_IMODE(os.lstat(path).st_mode)
     if mode_now != wanted:
         raise ModeNotEnforcedError(
             f"{str(path)!r} was created {oct(wanted)} but reports {oct(mode_now)}",
             path=str(path),
         )
+
+
+def _describe(mode: int) -> str:
+    kinds = (
+        (stat.S_ISLNK, "symbolic link"),
+        (stat.S_ISDIR, "directory"),
+        (stat.S_ISREG, "regular file"),
+        (stat.S_ISFIFO, "FIFO"),
+        (stat.S_ISSOCK, "socket"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+    )
+    return next((name for test, name in kinds if test(mode)), "special file")
+
+
+def _judge(
+    path: str | os.PathLike[str], info: os.stat_result, kind: EntryKind, *, private: bool
+) -> None:
+    """Raise the typed error for an existing entry that a store must not use.
+
+    ``info`` comes from ``lstat`` (so a link shows as a link) or from ``fstat`` of a descriptor
+    opened ``O_NOFOLLOW``. ``private`` adds the owner and mode checks (POSIX only).
+    """
+    text = os.fspath(path)
+    quoted = shlex.quote(text)
+    if stat.S_ISLNK(info.st_mode):
+        fix = f"remove the symlink (rm {quoted})"
+        raise UnsafeStoreEntryError(
+            f"{text!r} is a symbolic link ({os.strerror(errno.ELOOP)} under O_NOFOLLOW); a store "
+            f"never follows a link at its own path. Fix: {fix}",
+            path=text,
+            fix=fix,
+            problem="symlink",
+            found="symbolic link",
+            errno=errno.ELOOP,
+        )
+    is_right_type = stat.S_ISDIR if kind == "directory" else stat.S_ISREG
+    if not is_right_type(info.st_mode):
+        found = _describe(info.st_mode)
+        wanted = "a directory" if kind == "directory" else "a regular file"
+        fix = f"move it out of the way (mv {quoted} {shlex.quote(text + '.unsafe')})"
+        if kind == "directory":
+            code = errno.ENOTDIR
+        else:
+            code = errno.EISDIR if stat.S_ISDIR(info.st_mode) else errno.EINVAL
+        raise UnsafeStoreEntryError(
+            f"{text!r} is a {found} where {wanted} belongs. Fix: {fix}",
+            path=text,
+            fix=fix,
+            problem="wrong_type",
+            found=found,
+            errno=code,
+        )
+    if not private or owner_only_guarantee() is not OwnerOnlyGuarantee.POSIX_MODES:
+        return
+    mode = stat.S_IMODE(info.st_mode)
+    me = os.geteuid()
+    if info.st_uid != me:
+        fix = f"remove it, or take it over (chown {me} {quoted})"
+        raise InsecurePermissionsError(
+            f"{text!r} is owned by uid {info.st_uid}, not {me}. Fix: {fix}",
+            path=text,
+            mode=mode,
+            uid=info.st_uid,
+            fix=fix,
+        )
+    if mode & _OTHERS:
+        fix = f"chmod {DIRECTORY_MODE if kind == 'directory' else FILE_MODE:o} {quoted}"
+        raise InsecurePermissionsError(
+            f"{text!r} has mode {oct(mode)}; others can access it. Fix: {fix}",
+            path=text,
+            mode=mode,
+            uid=info.st_uid,
+            fix=fix,
+        )
+
+
+def verify_private_file(path: str | os.PathLike[str]) -> os.stat_result:
+    """Check that an existing ``path`` is an owner-only regular file a store may use.
+
+    The entry itself is inspected (``lstat``): it must not be a symbolic link, must be a regular
+    file (not a directory, FIFO, socket or device), must belong to this account and must carry
+    no group/other mode bits. Nothing is changed.
+
+    Args:
+        path: The file to check.
+
+    Returns:
+        Its ``lstat`` result.
+
+    Raises:
+        FileNotFoundError: Nothing exists at ``path``.
+        UnsafeStoreEntryError: ``path`` is a symbolic link or not a regular file.
+        InsecurePermissionsError: ``path`` belongs to another account or has group/other bits
+            (POSIX only); ``fix`` says ``chmod 600 PATH`` or how to take it over.
+        OSError: ``lstat`` failed otherwise.
+    """
+    info = os.lstat(path)
+    _judge(path, info, "file", private=True)
+    return info
+
+
+def verify_private_dir(path: str | os.PathLike[str]) -> os.stat_result:
+    """Check that an existing ``path`` is an owner-only directory a store may use.
+
+    Same rules as :func:`verify_private_file` for a directory: not a symbolic link (``lstat``),
+    a directory, this account's, no group/other bits. Nothing is changed or created (use
+    :func:`ensure_private_dir` to create a missing one).
+
+    Args:
+        path: The directory to check.
+
+    Returns:
+        Its ``lstat`` result.
+
+    Raises:
+        FileNotFoundError: Nothing exists at ``path``.
+        UnsafeStoreEntryError: ``path`` is a symbolic link or not a directory.
+        InsecurePermissionsError: ``path`` belongs to another account or has group/other bits
+            (POSIX only); ``fix`` says ``chmod 700 PATH`` or how to take it over.
+        OSError: ``lstat`` failed otherwise.
+    """
+    info = os.lstat(path)
+    _judge(path, info, "directory", private=True)
+    return info
 
 
 def ensure_private_dir(
@@ -127,13 +267,15 @@ def ensure_private_dir(
     """Make sure ``path`` (and any missing parent) exists as an owner-only directory.
 
     Missing directories are created 0700 and verified. An existing ``path`` is accepted when it
-    is a directory owned by this account with no group/other bits; parents that already exist
-    are left alone (``~`` itself is not this module's to judge).
+    is a directory itself (a symbolic link to one is refused: it is judged with ``lstat``),
+    owned by this account, with no group/other bits. Parents that already exist are left alone
+    (``~`` itself is not this module's to judge).
 
     Args:
         path: Directory to ensure.
-        tighten: When True an existing, own, too-wide ``path`` has its group/other bits
-            cleared instead of raising. A mode is never widened.
+        tighten: When True an existing, own, too-wide directory at ``path`` has its
+            group/other bits cleared instead of raising. A mode is never widened, and a link,
+            a wrong type or a foreign owner is still refused.
 
     Returns:
         The guarantee in force (see :func:`owner_only_guarantee`).
@@ -141,15 +283,16 @@ def ensure_private_dir(
     Raises:
         InsecurePermissionsError: ``path`` exists with group/other bits (and ``tighten`` is
             False) or belongs to another account.
+        UnsafeStoreEntryError: ``path`` is a symbolic link (dangling or not) or not a
+            directory. It is also an :class:`OSError` (``ELOOP``/``ENOTDIR``).
         ModeNotEnforcedError: The filesystem does not keep the mode it was given.
-        NotADirectoryError: ``path`` exists and is not a directory.
         OSError: Other filesystem failures, as raised.
     """
     target = Path(path)
     guarantee = owner_only_guarantee()
     missing: list[Path] = []
     probe = target
-    while not probe.exists():
+    while not os.path.lexists(probe):  # a dangling link exists: it is judged, not replaced
         missing.append(probe)
         if probe.parent == probe:
             break
@@ -160,12 +303,85 @@ def ensure_private_dir(
         except FileExistsError:
             continue  # created concurrently: judged below like any existing directory
         if guarantee is OwnerOnlyGuarantee.POSIX_MODES:
-            _verify_new(directory, stat.S_IMODE(os.stat(directory).st_mode), DIRECTORY_MODE)
-    info = os.stat(target)
-    if not stat.S_ISDIR(info.st_mode):
-        raise NotADirectoryError(f"{str(target)!r} is not a directory")
-    if guarantee is OwnerOnlyGuarantee.POSIX_MODES:
-        _check_existing(target, info, tighten=tighten)
+            created = os.lstat(directory)
+            _judge(directory, created, "directory", private=False)
+            _verify_new(directory, stat.S_IMODE(created.st_mode), DIRECTORY_MODE)
+    info = os.lstat(target)
+    if (
+        tighten
+        and guarantee is OwnerOnlyGuarantee.POSIX_MODES
+        and stat.S_ISDIR(info.st_mode)
+        and info.st_uid == os.geteuid()
+        and stat.S_IMODE(info.st_mode) & _OTHERS
+    ):
+        os.chmod(target, stat.S_IMODE(info.st_mode) & ~_OTHERS)
+        info = os.lstat(target)
+        if stat.S_ISDIR(info.st_mode) and stat.S_IMODE(info.st_mode) & _OTHERS:
+            raise ModeNotEnforcedError(
+                f"chmod of {str(target)!r} to owner-only did not take "
+                f"(mode {oct(stat.S_IMODE(info.st_mode))})",
+                path=str(target),
+            )
+    _judge(target, info, "directory", private=True)
+    return guarantee
+
+
+def ensure_store_dir(path: str | os.PathLike[str]) -> OwnerOnlyGuarantee:
+    """Make sure ``path`` can hold owner-only files: no other account can add, replace or
+    remove entries in it.
+
+    For a folder the host named to hold one owner-only file and the side files a library
+    creates beside it (a SQLite database and its ``-wal``/``-shm``/``-journal``), where the
+    folder may be the host's own (a project directory at 0755). A missing folder is created
+    by :func:`ensure_private_dir` (0700). An existing one must be a directory itself (not a
+    symbolic link: ``lstat``), belong to this account and carry no group/other *write* bits;
+    read and search bits are allowed, because the files in it are 0600 and what matters is
+    that nobody else can plant a link or a FIFO at a name the store will open.
+
+    Args:
+        path: The folder.
+
+    Returns:
+        The guarantee in force.
+
+    Raises:
+        UnsafeStoreEntryError: ``path`` is a symbolic link or not a directory.
+        InsecurePermissionsError: ``path`` belongs to another account, or group/other can
+            write it (``fix``: ``chmod go-w PATH``), including a sticky shared folder such as
+            ``/tmp``.
+        ModeNotEnforcedError: A folder created here does not keep mode 0700.
+        OSError: Other filesystem failures, as raised.
+    """
+    target = Path(path)
+    if not os.path.lexists(target):
+        return ensure_private_dir(target)
+    guarantee = owner_only_guarantee()
+    info = os.lstat(target)
+    _judge(target, info, "directory", private=False)
+    if guarantee is not OwnerOnlyGuarantee.POSIX_MODES:
+        return guarantee
+    text = os.fspath(target)
+    quoted = shlex.quote(text)
+    mode = stat.S_IMODE(info.st_mode)
+    me = os.geteuid()
+    if info.st_uid != me:
+        fix = f"use a folder of your own, or take it over (chown {me} {quoted})"
+        raise InsecurePermissionsError(
+            f"{text!r} is owned by uid {info.st_uid}, not {me}. Fix: {fix}",
+            path=text,
+            mode=mode,
+            uid=info.st_uid,
+            fix=fix,
+        )
+    if mode & 0o022:
+        fix = f"chmod go-w {quoted}"
+        raise InsecurePermissionsError(
+            f"{text!r} has mode {oct(mode)}; others can add or replace entries in it. Fix: {fix}",
+            path=text,
+            mode=mode,
+            uid=info.st_uid,
+            fix=fix,
+        )
     return guarantee
 
 
@@ -175,8 +391,10 @@ def write_private_file(path: str | os.PathLike[str], data: bytes) -> OwnerOnlyGu
     The bytes go to a fresh temporary file in the same directory, created 0600 with
     ``O_CREAT | O_EXCL | O_NOFOLLOW`` and verified with ``fstat`` before any byte is written,
     then flushed (``fsync``) and renamed over ``path`` with ``os.replace``. A reader sees the
-    old content or the new, never a mix, and never a wider mode. The parent directory must
-    exist (use :func:`ensure_private_dir`).
+    old content or the new, never a mix, and never a wider mode. The rename replaces whatever
+    entry is at ``path`` (a wide legacy file, a symbolic link) without writing through it; a
+    directory at ``path`` makes the rename fail. The parent directory must exist (use
+    :func:`ensure_private_dir`).
 
     Args:
         path: File to write.
@@ -192,14 +410,9 @@ def write_private_file(path: str | os.PathLike[str], data: bytes) -> OwnerOnlyGu
     target = Path(path)
     guarantee = owner_only_guarantee()
     temporary = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    flags |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-    descriptor = os.open(temporary, flags, FILE_MODE)
+    descriptor = _create_exclusive(temporary, os.O_WRONLY)
     try:
         try:
-            if guarantee is OwnerOnlyGuarantee.POSIX_MODES:
-                mode = stat.S_IMODE(os.fstat(descriptor).st_mode)
-                _verify_new(temporary, mode, FILE_MODE, fix=descriptor)
             view = memoryview(data)
             while view:
                 written = os.write(descriptor, view)
@@ -216,11 +429,124 @@ def write_private_file(path: str | os.PathLike[str], data: bytes) -> OwnerOnlyGu
     return guarantee
 
 
+def _create_exclusive(path: str | os.PathLike[str], access: int) -> int:
+    """``os.open(path, access | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)``, mode verified."""
+    flags = access | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC | _BINARY
+    descriptor = os.open(path, flags, FILE_MODE)
+    try:
+        if owner_only_guarantee() is OwnerOnlyGuarantee.POSIX_MODES:
+            mode = stat.S_IMODE(os.fstat(descriptor).st_mode)
+            _verify_new(Path(path), mode, FILE_MODE, fix=descriptor)
+    except BaseException:
+        os.close(descriptor)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)  # ours (O_EXCL): a file whose mode does not hold is not left behind
+        raise
+    return descriptor
+
+
+def create_private_file(path: str | os.PathLike[str]) -> int:
+    """Create ``path`` as a new, empty owner-only (0600) file and return a write descriptor.
+
+    The file is opened ``O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC``: an existing
+    entry of any kind at ``path`` (a planted file, a symlink to a victim) is never opened, so
+    nothing is truncated or written through. The mode is verified with ``fstat``. The caller
+    owns the descriptor (``os.close`` it, or hand it to a child process as its output).
+
+    Args:
+        path: File to create; its directory should be owner-only (:func:`ensure_private_dir`).
+
+    Returns:
+        The open descriptor.
+
+    Raises:
+        FileExistsError: Something already exists at ``path`` (a symlink included).
+        ModeNotEnforcedError: The new file does not keep mode 0600 (it is removed again).
+        OSError: Other filesystem failures, as raised.
+    """
+    return _create_exclusive(path, os.O_WRONLY)
+
+
+def _open_existing(path: str | os.PathLike[str], access: int, *, private: bool) -> int:
+    """Open an existing store file without following a link and judge what was opened.
+
+    The entry is judged with ``lstat`` first, so a FIFO or device is never opened at all; the
+    open itself is ``O_NOFOLLOW | O_NONBLOCK`` (an entry swapped in between cannot be followed
+    or block), and the descriptor's ``fstat`` is judged again before it is returned.
+    """
+    _judge(path, os.lstat(path), "file", private=private)
+    flags = access | _NOFOLLOW | _CLOEXEC | _BINARY | _NONBLOCK
+    try:
+        descriptor = os.open(path, flags)
+    except FileNotFoundError:
+        raise
+    except OSError:
+        _judge(path, os.lstat(path), "file", private=private)  # swapped: name the new entry
+        raise
+    try:
+        _judge(path, os.fstat(descriptor), "file", private=private)
+        if _NONBLOCK:
+            import fcntl
+
+            status = fcntl.fcntl(descriptor, fcntl.F_GETFL)
+            fcntl.fcntl(descriptor, fcntl.F_SETFL, status & ~_NONBLOCK)
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return descriptor
+
+
+def open_private_file(
+    path: str | os.PathLike[str], *, append: bool = False, create: bool = False
+) -> int:
+    """Open an owner-only store file for reading or appending, never following a link.
+
+    An existing file is judged as :func:`verify_private_file` does, both before the open
+    (``lstat``: a FIFO or device is never opened) and on the descriptor it returns (``fstat`` of
+    an ``O_NOFOLLOW`` open), so what is used is what was checked. With ``create`` a missing
+    file is created exclusively (``O_CREAT | O_EXCL | O_NOFOLLOW``, 0600, verified) — an entry
+    appearing at the same moment is then opened and judged like any existing one.
+
+    Args:
+        path: The file; its directory should be owner-only (:func:`ensure_private_dir`).
+        append: Open write-only with ``O_APPEND`` instead of read-only.
+        create: Create the file when it is missing.
+
+    Returns:
+        The open descriptor (blocking, close-on-exec); the caller closes it.
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist and ``create`` is False.
+        UnsafeStoreEntryError: ``path`` is a symbolic link or not a regular file.
+        InsecurePermissionsError: ``path`` belongs to another account or has group/other bits.
+        ModeNotEnforcedError: A file created here does not keep mode 0600.
+        OSError: Other filesystem failures, as raised.
+    """
+    access = (os.O_WRONLY | os.O_APPEND) if append else os.O_RDONLY
+    attempts = 3 if create else 1
+    for attempt in range(attempts):
+        if create:
+            try:
+                return _create_exclusive(path, access)
+            except FileExistsError:
+                pass
+        try:
+            return _open_existing(path, access, private=True)
+        except FileNotFoundError:
+            if attempt == attempts - 1:
+                raise
+    raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), os.fspath(path))
+
+
 def read_private_file(path: str | os.PathLike[str], *, require_private: bool = True) -> bytes:
     """Read an owner-only file written by :func:`write_private_file`.
 
+    The file is opened as :func:`open_private_file` does: a symbolic link or an entry that is
+    not a regular file is refused before anything is read (a FIFO is never opened, so a read
+    cannot hang on one).
+
     Args:
-        path: File to read; a symlink is refused (``O_NOFOLLOW``).
+        path: File to read.
         require_private: When True (default, POSIX only) a file with group/other bits or owned
             by another account raises instead of being read.
 
@@ -229,22 +555,14 @@ def read_private_file(path: str | os.PathLike[str], *, require_private: bool = T
 
     Raises:
         FileNotFoundError: ``path`` does not exist.
-        InsecurePermissionsError: ``require_private`` and the file is not owner-only.
-        OSError: Other failures (``ELOOP`` for a symlink), as raised.
+        UnsafeStoreEntryError: ``path`` is a symbolic link or not a regular file (also an
+            :class:`OSError`, ``errno`` ``ELOOP`` for a link).
+        InsecurePermissionsError: ``require_private`` and the file is not owner-only; ``fix``
+            names the ``chmod 600`` to run.
+        OSError: Other failures, as raised.
     """
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    descriptor = os.open(path, flags | getattr(os, "O_BINARY", 0))
+    descriptor = _open_existing(path, os.O_RDONLY, private=require_private)
     with os.fdopen(descriptor, "rb") as handle:
-        if require_private and owner_only_guarantee() is OwnerOnlyGuarantee.POSIX_MODES:
-            info = os.fstat(handle.fileno())
-            mode = stat.S_IMODE(info.st_mode)
-            if mode & _OTHERS or info.st_uid != os.geteuid():
-                raise InsecurePermissionsError(
-                    f"{os.fspath(path)!r} has mode {oct(mode)}, uid {info.st_uid}",
-                    path=os.fspath(path),
-                    mode=mode,
-                    uid=info.st_uid,
-                )
         return handle.read()
 
 

@@ -9,6 +9,7 @@ from enum import StrEnum
 from typing import Literal
 
 from robota.core.permissions.modes import PermissionMode
+from robota.core.tools.base import RiskClass
 
 __all__ = [
     "Approval",
@@ -63,6 +64,8 @@ class PermissionDecision:
         rule: The text of the rule that matched, if one did.
         always_ask: True when no remembered consent could have answered this ask.
         asked_because: For a resolved ask: the step that made it ask.
+        risk: The call's effective risk class: the tool's own, or ``INSPECT`` for a read-only
+            command line of a tool whose sandbox enforces it (None: undeclared).
     """
 
     behavior: Behavior
@@ -74,6 +77,7 @@ class PermissionDecision:
     rule: str | None = None
     always_ask: bool = False
     asked_because: DecisionStep | None = None
+    risk: RiskClass | None = None
 
     @property
     def allowed(self) -> bool:

@@ -12,7 +12,8 @@ the approver). The order, first answer wins:
 4. **ask_everything** flag → ask.
 5. **Mode** (:mod:`~robota.core.permissions.modes`): may allow; plan mode marks a change as
    refused unless an allow rule matches.
-6. **Allow rules**, then **remembered consent** → allow.
+6. **Allow rules**, then **remembered consent** → allow. In plan mode a change is answered by
+   an allow rule only: remembered consent is not consulted for it.
 7. Otherwise ask; in plan mode an ask about a non-inspect call is a denial.
 
 An ask is resolved by the approver when one is attached (``allow_once``/``allow_session``/
@@ -75,14 +76,38 @@ class _Facts:
         if kind is ArgumentKind.COMMAND and isinstance(value, str):
             self.line = parse_line(value)
             self.line_parsed = True
+        self.cwd = self.workspace
+        argument = call.argument
+        if argument is not None and argument.cwd_key is not None:
+            self.cwd = _call_cwd(call.arguments.get(argument.cwd_key), self.workspace)
         self.risk = call.risk
-        if self.line_parsed and is_read_only_line(
-            self.line, workspace=self.workspace, home=self.home
+        if (
+            self.line_parsed
+            and argument is not None
+            and argument.sandboxed_inspect
+            and self.cwd is not None
+            and is_read_only_line(self.line, workspace=self.workspace, home=self.home, cwd=self.cwd)
         ):
             self.risk = RiskClass.INSPECT
         self.inside = True
         if kind is ArgumentKind.PATH:
             self.inside = path_inside(value, workspace=self.workspace, home=self.home)
+
+
+def _call_cwd(value: object, workspace: Path) -> Path | None:
+    """The canonical working directory a command call names, or None when it is not a
+    directory inside the workspace (then no read-only fast path: the call is judged as is)."""
+    if value is None:
+        return workspace
+    if not isinstance(value, str) or "\x00" in value:
+        return None
+    try:
+        path = canonical_path(workspace / value)
+    except InvalidPathError:
+        return None
+    if path != workspace and workspace not in path.parents:
+        return None
+    return path if path.is_dir() else None
 
 
 def _canonical(path: Path) -> Path:
@@ -181,6 +206,7 @@ def evaluate_permission(call: PermissionCall, context: PermissionContext) -> Per
                 mode=context.mode,
                 rule=rule.text if rule else None,
                 asked_because=step,
+                risk=facts.risk,
             )
         return PermissionDecision(
             behavior=behavior,
@@ -191,6 +217,7 @@ def evaluate_permission(call: PermissionCall, context: PermissionContext) -> Per
             mode=context.mode,
             rule=rule.text if rule else None,
             always_ask=always,
+            risk=facts.risk,
         )
 
     def matched(rule: PermissionRule, direction: Direction) -> Match:
@@ -248,7 +275,9 @@ def evaluate_permission(call: PermissionCall, context: PermissionContext) -> Per
             Behavior.ASK, DecisionStep.ASK_RULE, f"rule {asked.text} asks", asked, always=True
         )
     if facts.line_parsed:
-        removal = catastrophic_removal(facts.line, workspace=facts.workspace, home=facts.home)
+        removal = catastrophic_removal(
+            facts.line, workspace=facts.workspace, home=facts.home, cwd=facts.cwd
+        )
         if removal is not None:
             return decision(Behavior.ASK, DecisionStep.CATASTROPHIC, removal, always=True)
     kind = call.argument.kind if call.argument is not None else None
@@ -283,7 +312,10 @@ def evaluate_permission(call: PermissionCall, context: PermissionContext) -> Per
             return decision(
                 Behavior.ALLOW, DecisionStep.ALLOW_RULE, f"allowed by rule {rule.text}", rule
             )
-    if context.consent is not None:
+    # Remembered consent never lets a change run in plan mode: only an explicit allow rule
+    # does (seed 000, "Plan mode does not ask about changes"). A consent given in default mode
+    # would otherwise carry over a mode switch.
+    if context.consent is not None and mode is not ModeAnswer.REFUSE_UNLESS_ALLOWED:
         for grant in context.consent.grants(context.session_id):
             if _consent_covers(grant, call, facts):
                 return decision(
@@ -442,4 +474,5 @@ def _resolved(
         rule=first.rule,
         always_ask=first.always_ask,
         asked_because=first.step,
+        risk=first.risk,
     )

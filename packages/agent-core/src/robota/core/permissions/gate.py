@@ -60,5 +60,5 @@ class PermissionGate(ToolGate):
         )
         self.last_decision = decision
         if decision.allowed:
-            return Allow()
+            return Allow(effective_risk=decision.risk)
         return Deny(message=f"Permission denied: {decision.reason}")

@@ -1,14 +1,42 @@
 """Calls that always reach a person (seed 000, "Permission System": catastrophic removals and
 writes into locations that widen trust).
 
-**Catastrophic removal** (command-kind arguments): any command the line runs (wrappers and
-``sh -c`` unwrapped) that is ``rm`` with ``-r``/``-R``/``--recursive`` and a target that is ``/``,
-a top-level directory (``/usr``, ``/etc``, ...), the home directory or one of its ancestors,
-the workspace root or one of its ancestors, or a glob over any of those (``*`` and ``.`` in the
-workspace, ``~/*``, ``/*``); or whose target is unknown before the shell runs (``"$DIR"/``,
-``$(…)``, targets read by ``xargs``/``find -exec``). Targets are judged both as spelled and with
-symlinks resolved. A command line that does not parse counts as catastrophic too: it cannot be
-shown not to be one.
+**Catastrophic removal** (command-kind arguments): any command the line runs — wrappers,
+``sh -c``/``trap``/``eval`` texts unwrapped, and the candidates an unknown command may run
+(:mod:`robota.core.permissions._shell`) — that is
+
+* ``rm`` recursive in any GNU spelling (``-r``, ``-R``, any cluster such as ``-vrf``/``-Rf``,
+  any unambiguous prefix of ``--recursive`` such as ``--r``/``--rec``, options after operands)
+  with a *critical* target, or with a target (or option) only known at run time: recursion is
+  also assumed when a run-time word could supply it (an unquoted ``$X`` may split into
+  ``-rf /``; two run-time words; one run-time word beside a critical target); ``xargs rm -r``;
+* ``find`` whose start path (none means ``.``) is critical or only known at run time, with
+  ``-delete`` or ``-exec``/``-execdir``/``-ok``/``-okdir`` running ``rm``, ``unlink``,
+  ``rmdir``, ``shred``, a shell, ``xargs``, or a command whose name is only known at run time;
+* ``git clean`` with ``-f``/``--force`` (any abbreviation) and without ``-n``/``--dry-run``
+  whose pathspec (none means the working directory, ``git -C`` honoured) is critical: untracked
+  work would be lost;
+* ``rsync`` with any ``--del…`` option into a local destination that is critical;
+* a command whose name is only known at run time used like recursive ``rm`` (``$RM -rf ~``), or
+  — when the line names an ``rm`` binary by path or looks one up (``cp /bin/rm x``,
+  ``$(command -v rm)``) — any unknown command used like recursive ``rm`` (``./x -rf ~``);
+* an argument text that did not parse as a line (``python -c …``) mentioning ``rm`` with a
+  recursive option, or ``rmtree``/``rm_rf``/``rimraf``/``remove_dir_all``.
+
+A target is *critical* when, as spelled and with symlinks resolved, it is ``/``, a top-level
+directory (``/usr``, ``/etc``…), the home directory or one of its ancestors, the workspace
+root or one of its ancestors, or a glob or brace expansion over any of those (``*``, ``.*``,
+``./*``, ``?*``, ``{a,b}`` in the workspace, ``~/*``, ``/*``, ``..``). ``~`` is the home
+directory, ``~user`` is unknown. Relative targets are judged from the call's working
+directory, from every literal directory the line ``cd``/``pushd``-es to (in any order, since a
+failed ``cd`` leaves the directory unchanged), and from the directory a wrapper moves to
+(``env -C``, ``sudo -D``, ``unshare --wd``); after ``cd "$d"``/``cd -``, ``chroot``, ``su -``
+or ``systemd-run`` (no ``--same-dir``) every relative target counts as critical.
+
+A command line that does not parse, or that runs code the parser cannot see (an *opaque* line),
+counts too: it cannot be shown not to be one. Not covered: removal by other programs
+(``mv ~ /tmp``, ``truncate``, ``dd``, interpreters beyond the words above), non-recursive ``rm``
+of files, ``git reset --hard``/``checkout .``, ``CDPATH`` from the environment.
 
 **Trust-widening write** (path-kind arguments of a call that is not inspect-class): the path,
 spelled or canonical, lies in one of :data:`TRUST_WIDENING_PATTERNS` at any depth — agent and
@@ -20,11 +48,19 @@ module's (seed 000).
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from robota.core.host.errors import InvalidPathError
 from robota.core.host.paths import canonical_path
-from robota.core.permissions._shell import ParsedLine, SimpleCommand
+from robota.core.permissions._shell import (
+    POSIX_SHELLS,
+    ParsedLine,
+    SimpleCommand,
+    base_name,
+    git_subcommand_index,
+)
+from robota.core.permissions._words import WordFacts
 from wcmatch import glob
 
 __all__ = ["TRUST_WIDENING_PATTERNS", "catastrophic_removal", "widens_trust"]
@@ -74,75 +110,332 @@ def widens_trust(paths: tuple[str, str]) -> str | None:
     return None
 
 
-def catastrophic_removal(line: ParsedLine | None, *, workspace: Path, home: Path) -> str | None:
+def catastrophic_removal(
+    line: ParsedLine | None, *, workspace: Path, home: Path, cwd: Path | None = None
+) -> str | None:
     """Return a reason when the line could remove something whose loss is catastrophic.
 
     Args:
         line: The parsed line, or None for a line that did not parse.
-        workspace: Canonical workspace root (the command's working directory).
+        workspace: Canonical workspace root.
         home: Canonical home directory.
+        cwd: Canonical working directory of the call (default: the workspace root); relative
+            targets are resolved from it.
 
     Returns:
         A sentence naming the command and target, or None.
     """
     if line is None:
         return "the command line could not be parsed, so a destructive removal cannot be ruled out"
-    for command in line.commands:
-        reason = _removal(command, workspace=workspace, home=home)
+    if line.opaque:
+        why = line.opaque_reasons[0] if line.opaque_reasons else "hidden code"
+        return (
+            f"the command line runs code that cannot be inspected ({why}), "
+            "so a destructive removal cannot be ruled out"
+        )
+    judge = _Judge(
+        workspace=workspace,
+        home=home,
+        bases=_bases(str(cwd if cwd is not None else workspace), home, line.directories),
+        copies_rm=_names_removal_binary(line),
+    )
+    for command in (*line.commands, *line.candidates):
+        reason = judge.command(command)
         if reason is not None:
             return reason
+    for text in line.texts:
+        if _text_removes(text):
+            return f"{text[:80]!r} may remove files recursively"
     return None
 
 
-def _removal(command: SimpleCommand, *, workspace: Path, home: Path) -> str | None:
-    if not command.words or not command.name_certain:
-        return None
-    if command.words[0].rstrip("/").rsplit("/", 1)[-1] != "rm":
-        return None
-    recursive = False
-    targets: list[tuple[str, bool]] = []
-    options_done = False
-    for word, known in zip(command.words[1:], command.certain[1:], strict=True):
-        if not options_done and word == "--":
-            options_done = True
-        elif not options_done and word.startswith("--"):
-            recursive = recursive or word == "--recursive"
-        elif not options_done and word.startswith("-") and len(word) > 1:
-            recursive = recursive or "r" in word[1:] or "R" in word[1:]
-        else:
-            targets.append((word, known))
-    if not recursive:
-        return None
-    if command.args_from_stdin:
-        return f"{command.text!r} removes recursively targets that are only known at run time"
-    for word, known in targets:
-        if not known:
-            return f"{command.text!r} removes recursively a target only known at run time"
-        if _critical(word, workspace=workspace, home=home):
-            return f"{command.text!r} would remove {word!r} recursively"
-    return None
+_REMOVERS = frozenset({"rm", "unlink", "rmdir", "shred", "srm", "xargs", "find", "rsync"})
+_LOOKUPS = frozenset({"which", "whereis", "type", "command", "hash", "realpath", "readlink"})
+_RECURSIVE_TOKEN = re.compile(r"-[A-Za-z]*[rR][A-Za-z]*\Z|--re?c?u?r?s?i?v?e?\Z")
+_TREE_REMOVERS = frozenset({"rmtree", "rm_rf", "rimraf", "remove_dir_all", "deltree"})
+_MAX_BASES = 64
 
 
-def _critical(word: str, *, workspace: Path, home: Path) -> bool:
-    text = str(home) + word[1:] if word == "~" or word.startswith("~/") else word
-    parts = text.split("/")
-    literal: list[str] = []
-    for part in parts:
-        if any(char in _MAGIC for char in part):
+def _bases(cwd: str, home: Path, directories: tuple[str, ...] | None) -> list[str] | None:
+    if directories is None or len(directories) > 8:
+        return None
+    bases = {os.path.normpath(cwd)}
+    for _ in range(len(directories)):
+        grown = {_resolve(base, directory, home) for base in bases for directory in directories}
+        if grown <= bases:
             break
-        literal.append(part)
-    base = "/".join(literal) if literal != [""] else "/"
-    lexical = os.path.normpath(os.path.join(str(workspace), base or "."))
-    candidates = {lexical}
-    try:
-        candidates.add(str(canonical_path(lexical)))
-    except InvalidPathError:
-        return True
-    protected = {str(workspace), str(home)}
-    for candidate in candidates:
-        if candidate == "/" or candidate.count("/") == 1:
-            return True
-        for root in protected:
-            if candidate == root or root.startswith(candidate.rstrip("/") + "/"):
+        bases |= grown
+        if len(bases) > _MAX_BASES:
+            return None
+    return sorted(bases)
+
+
+def _resolve(base: str, path: str, home: Path) -> str:
+    if path == "~" or path.startswith("~/"):
+        return os.path.normpath(str(home) + path[1:])
+    return os.path.normpath(os.path.join(base, path))
+
+
+def _names_removal_binary(line: ParsedLine) -> bool:
+    for command in (*line.commands, *line.candidates):
+        lookup = command.name in _LOOKUPS and command.via == "substitution"
+        for word, known in zip(command.words[1:], command.certain[1:], strict=True):
+            if known and ("/" in word or lookup) and base_name(word) in ("rm", "busybox"):
                 return True
     return False
+
+
+def _brace_names(word: str) -> set[str]:
+    """The base names a brace expansion of ``word`` could produce as separate words
+    (``{rm,-rf,*}`` → ``rm``, ``-rf``, ``*``; ``{r,}m`` is judged through its pieces too)."""
+    if "{" not in word:
+        return set()
+    pieces = {base_name(piece) for piece in re.split(r"[{},\s]+", word) if piece}
+    joined = re.sub(r"[{},]", "", word)
+    return pieces | {base_name(joined)}
+
+
+def _text_removes(text: str) -> bool:
+    tokens = [token for token in re.split(r"[^A-Za-z0-9_./+:@%,=-]+", text) if token]
+    names = {base_name(token).rsplit(".", 1)[-1] for token in tokens}
+    if names & _TREE_REMOVERS:
+        return True
+    return "rm" in names and any(_RECURSIVE_TOKEN.match(token) for token in tokens)
+
+
+class _Judge:
+    """Applies the rules of the module docstring to one command at a time."""
+
+    def __init__(
+        self, *, workspace: Path, home: Path, bases: list[str] | None, copies_rm: bool
+    ) -> None:
+        self.workspace = workspace
+        self.home = home
+        self.bases = bases
+        self.copies_rm = copies_rm
+
+    def command(self, command: SimpleCommand) -> str | None:
+        if not command.words:
+            return None
+        bases = self._bases_for(command.directory)
+        if not command.name_certain:
+            if command.certain[0] or command.tentative:
+                return None
+            braced = _brace_names(command.words[0])
+            if braced & _REMOVERS:
+                return (
+                    f"{command.words[0]!r} expands to a command line that may remove files "
+                    f"({', '.join(sorted(braced & _REMOVERS))})"
+                )
+            return self._rm(command, bases, explicit_only=True)
+        name = command.name
+        if name == "rm":
+            return self._rm(command, bases, explicit_only=False)
+        if name == "find":
+            return self._find(command, bases)
+        if name == "git":
+            return self._git(command, bases)
+        if name == "rsync":
+            return self._rsync(command, bases)
+        if command.may_run_arguments and self.copies_rm:
+            return self._rm(command, bases, explicit_only=True)
+        return None
+
+    def _bases_for(self, directory: str | None) -> list[str] | None:
+        if directory is None:
+            return None
+        if directory == ".":
+            return self.bases
+        if directory.startswith(("/", "~")):
+            return [_resolve("/", directory, self.home)]
+        if self.bases is None:
+            return None
+        return [_resolve(base, directory, self.home) for base in self.bases]
+
+    def _rm(
+        self, command: SimpleCommand, bases: list[str] | None, *, explicit_only: bool
+    ) -> str | None:
+        recursive = False
+        options_done = False
+        targets: list[tuple[str, WordFacts]] = []
+        unknown: list[WordFacts] = []
+        for index in range(1, len(command.words)):
+            word, facts = command.words[index], command.fact(index)
+            if facts.runtime:
+                unknown.append(facts)
+            elif not options_done and word == "--":
+                options_done = True
+            elif not options_done and word.startswith("--") and len(word) > 2:
+                option = word[2:].split("=", 1)[0]
+                recursive = recursive or "recursive".startswith(option)
+            elif not options_done and word.startswith("-") and len(word) > 1:
+                recursive = recursive or "r" in word[1:] or "R" in word[1:]
+            elif command.via == "find -exec" and "{}" in word:
+                continue  # the files find passes: judged with find's start paths
+            else:
+                targets.append((word, facts))
+        text = command.text
+        if command.args_from_stdin and command.via != "find -exec" and recursive:
+            return f"{text!r} removes recursively targets that are only known at run time"
+        critical = [word for word, facts in targets if self._critical(word, facts, bases)]
+        if recursive:
+            if unknown:
+                return f"{text!r} removes recursively a target only known at run time"
+            if critical:
+                return f"{text!r} would remove {critical[0]!r} recursively"
+            return None
+        if explicit_only or not unknown:
+            return None
+        if any(facts.splits for facts in unknown) or len(unknown) >= 2 or critical:
+            return f"{text!r} removes with options or targets only known at run time"
+        return None
+
+    def _find(self, command: SimpleCommand, bases: list[str] | None) -> str | None:
+        words = command.words
+        index = 1
+        while index < len(words) and (
+            words[index] in ("-H", "-L", "-P") or words[index].startswith("-O")
+        ):
+            index += 1
+        if index < len(words) and words[index] == "-D":
+            index += 2
+        starts: list[tuple[str, WordFacts]] = []
+        while index < len(words) and not (
+            words[index].startswith("-") or words[index] in ("(", "!", ")", ",")
+        ):
+            starts.append((words[index], command.fact(index)))
+            index += 1
+        expression = words[index:]
+        if not ("-delete" in expression or self._exec_removes(command, index)):
+            return None
+        if not starts:
+            starts = [(".", WordFacts(literal=".", raw="."))]
+        for word, facts in starts:
+            if facts.runtime:
+                return f"{command.text!r} removes under a start path only known at run time"
+            if self._critical(word, facts, bases):
+                return f"{command.text!r} would remove everything it finds under {word!r}"
+        return None
+
+    def _exec_removes(self, command: SimpleCommand, start: int) -> bool:
+        words = command.words
+        index = start
+        while index < len(words):
+            if words[index] in ("-exec", "-execdir", "-ok", "-okdir"):
+                index += 1
+                if index < len(words) and not command.certain[index]:
+                    return True
+                while index < len(words) and words[index] not in (";", "+"):
+                    name = base_name(words[index])
+                    if name in _REMOVERS or name in POSIX_SHELLS or name.endswith("sh"):
+                        return True
+                    index += 1
+            index += 1
+        return False
+
+    def _git(self, command: SimpleCommand, bases: list[str] | None) -> str | None:
+        words = command.words
+        index = git_subcommand_index(words)
+        if index is None or words[index] != "clean":
+            return None
+        for position in range(1, index):
+            if words[position] == "-C" and position + 1 < index:
+                if not command.certain[position + 1]:
+                    bases = None
+                else:
+                    bases = self._bases_below(bases, words[position + 1])
+            elif words[position].startswith(("--work-tree", "--git-dir")):
+                bases = None
+        force = False
+        paths: list[tuple[str, WordFacts]] = []
+        options_done = False
+        skip = False
+        for position in range(index + 1, len(words)):
+            word, facts = words[position], command.fact(position)
+            if skip:
+                skip = False
+            elif not options_done and word == "--":
+                options_done = True
+            elif not options_done and word.startswith("--") and len(word) > 2:
+                option = word[2:].split("=", 1)[0]
+                if "dry-run".startswith(option):
+                    return None
+                force = force or "force".startswith(option)
+                skip = option == "exclude" and "=" not in word
+            elif not options_done and word.startswith("-") and len(word) > 1:
+                if "n" in word[1:]:
+                    return None
+                force = force or "f" in word[1:]
+                skip = word.endswith("e")
+            else:
+                paths.append((word, facts))
+        if not force:
+            return None
+        for word, facts in paths or [(".", WordFacts(literal=".", raw="."))]:
+            if facts.runtime or self._critical(word, facts, bases):
+                return f"{command.text!r} would delete untracked work under {word!r}"
+        return None
+
+    def _bases_below(self, bases: list[str] | None, directory: str) -> list[str] | None:
+        if directory.startswith(("/", "~")):
+            return [_resolve("/", directory, self.home)]
+        if bases is None:
+            return None
+        return [_resolve(base, directory, self.home) for base in bases]
+
+    def _rsync(self, command: SimpleCommand, bases: list[str] | None) -> str | None:
+        words = command.words
+        if not any(word.startswith("--del") for word in words[1:]):
+            return None
+        operands = [
+            (word, command.fact(index))
+            for index, word in enumerate(words[1:], start=1)
+            if not word.startswith("-")
+        ]
+        if len(operands) < 2:
+            return None
+        word, facts = operands[-1]
+        if facts.runtime:
+            return f"{command.text!r} deletes in a destination only known at run time"
+        if ":" in word.split("/", 1)[0]:
+            return None  # a remote destination
+        if self._critical(word, facts, bases):
+            return f"{command.text!r} would delete what is not in the source from {word!r}"
+        return None
+
+    def _critical(self, word: str, facts: WordFacts, bases: list[str] | None) -> bool:
+        if word.startswith("~"):
+            if not (word == "~" or word.startswith("~/")):
+                return True  # another user's home
+            text = str(self.home) + word[1:]
+        else:
+            text = word
+        if facts.pattern:
+            literal: list[str] = []
+            for part in text.split("/"):
+                if any(char in _MAGIC for char in part):
+                    break
+                literal.append(part)
+            text = "/".join(literal) if literal != [""] else "/"
+        if text.startswith("/"):
+            paths = [os.path.normpath(text)]
+        elif bases is None:
+            return True
+        else:
+            paths = [os.path.normpath(os.path.join(base, text or ".")) for base in bases]
+        return any(self._critical_path(path) for path in paths)
+
+    def _critical_path(self, lexical: str) -> bool:
+        candidates = {lexical}
+        try:
+            candidates.add(str(canonical_path(lexical)))
+        except InvalidPathError:
+            return True
+        protected = {str(self.workspace), str(self.home)}
+        for candidate in candidates:
+            if candidate == "/" or candidate.count("/") == 1:
+                return True
+            for root in protected:
+                if candidate == root or root.startswith(candidate.rstrip("/") + "/"):
+                    return True
+        return False

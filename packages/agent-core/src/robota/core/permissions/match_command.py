@@ -16,19 +16,39 @@ match. Quoting is honoured (``git "status"`` is ``git status``; ``echo 'a;b'`` i
 
 Deny direction (broad, also used for ask rules): the pattern is tried against the whole line
 and against each command the line runs, including commands inside substitutions, subshells,
-``sh -c`` strings and wrappers; a command spelled with a path (``/bin/rm``) is also tried by its
-base name. The answer is *unevaluable* when the line does not parse, runs code the parser
-cannot see (``… | bash``, ``eval "$x"``), or holds a command whose name is unknown (``$CMD``,
-``r*``, ``{rm,-rf,/}``) or whose name fits the pattern while an argument is unknown (``rm $X``
-against ``rm -rf /``).
+``sh -c`` strings, ``trap``/``eval`` texts and wrappers (:mod:`robota.core.permissions._shell`
+lists them); a command spelled with a path (``/bin/rm``) is also tried by its base name, and
+``git`` also without its global options (``git -C x push`` is tried as ``git push``). A
+command this parser does not know may run its arguments: an argument word equal (by base name)
+to the pattern's first word starts a command that is tried too (``foo --opt rm -rf x`` is tried
+as ``rm -rf x``), except for commands known never to run their arguments (``echo``, ``cat``,
+``grep``…; ``git`` with a subcommand that runs nothing). A command only *guessed* from an
+argument word that reads as a shell line (``tmux send-keys 'rm -rf x'``) answers unevaluable
+rather than yes; so does an unparsed argument text (``python -c …``) that mentions the pattern's
+first word as a word, and a line that names the denied program's binary by path
+(``cp /bin/rm x``) or captures its path (``$(which rm)``).
+
+The answer is *unevaluable* when the line does not parse, runs code the parser cannot see
+(``… | bash``, ``eval "$x"``, ``trap "$x" EXIT``, ``source``, ``${x@P}``, arithmetic, a
+``PATH``/``BASH_ENV``/``IFS``… assignment, see :mod:`robota.core.permissions._shell`), or
+holds a command whose name is unknown (``$CMD``, ``r*``, ``{rm,-rf,/}``, ``$'rm'``) or whose
+name fits the pattern while an argument is unknown (``rm $X`` or ``rm *.o`` against
+``rm -rf /``).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from robota.core.permissions._outcome import Direction, Match
-from robota.core.permissions._shell import ParsedLine, SimpleCommand, parse_line
+from robota.core.permissions._shell import (
+    ParsedLine,
+    SimpleCommand,
+    base_name,
+    git_subcommand_index,
+    parse_line,
+)
 from wcmatch import fnmatch
 
 __all__ = ["CommandPattern", "match_command", "parse_command_pattern"]
@@ -103,11 +123,13 @@ def match_command(
     if fnmatch.fnmatch(" ".join(value.split()), spec.glob, flags=_FLAGS):
         return Match.YES
     unevaluable = line.opaque
-    for command in line.commands:
+    for command in (*line.commands, *line.candidates):
         answer = _deny_command(spec, command)
-        if answer is Match.YES:
+        if answer is Match.YES and not command.tentative:
             return Match.YES
-        unevaluable = unevaluable or answer is Match.UNEVALUABLE
+        unevaluable = unevaluable or answer is not Match.NO
+    if any(_mentions(text, spec.head) for text in line.texts):
+        unevaluable = True
     return Match.UNEVALUABLE if unevaluable else Match.NO
 
 
@@ -115,20 +137,77 @@ def _deny_command(spec: CommandPattern, command: SimpleCommand) -> Match:
     if not command.words:
         return Match.NO
     if not command.name_certain:
-        return Match.UNEVALUABLE
-    variants = [command.words]
-    name = command.words[0]
-    if "/" in name.rstrip("/"):
-        variants.append((name.rstrip("/").rsplit("/", 1)[-1], *command.words[1:]))
+        return Match.NO if command.tentative else Match.UNEVALUABLE
+    variants = _variants(command)
     for words in variants:
         if _matches(spec, words):
             return Match.YES
-    if command.all_certain:
-        return Match.NO
-    for words in variants:
-        if fnmatch.fnmatch(words[0], spec.head, flags=_FLAGS):
-            return Match.UNEVALUABLE
-    return Match.NO
+    answer = Match.NO
+    if command.may_run_arguments:
+        answer = _arguments(spec, command)
+        if answer is Match.YES:
+            return Match.YES
+    if not command.all_certain:
+        for words in variants:
+            if fnmatch.fnmatch(words[0], spec.head, flags=_FLAGS):
+                return Match.UNEVALUABLE
+    if _names_binary(spec, command):
+        return Match.UNEVALUABLE
+    return answer
+
+
+def _variants(command: SimpleCommand) -> list[tuple[str, ...]]:
+    words = command.words
+    variants = [words]
+    name = base_name(words[0])
+    if name != words[0]:
+        variants.append((name, *words[1:]))
+    if name == "git":
+        index = git_subcommand_index(words)
+        if index is not None and index > 1:
+            variants.append(("git", *words[index:]))
+    return variants
+
+
+def _arguments(spec: CommandPattern, command: SimpleCommand) -> Match:
+    """Try every argument word that names the pattern's command as the start of a command."""
+    answer = Match.NO
+    for index in range(1, len(command.words)):
+        word = command.words[index]
+        if not command.certain[index]:
+            continue
+        names = {base_name(word), base_name(word.rsplit("=", 1)[-1])}
+        names = {name for name in names if fnmatch.fnmatch(name, spec.head, flags=_FLAGS)}
+        if not names:
+            continue
+        rest = command.words[index + 1 :]
+        if any(_matches(spec, (name, *rest)) for name in names) or _matches(spec, (word, *rest)):
+            return Match.YES
+        if not all(command.certain[index:]) or command.args_from_stdin:
+            answer = Match.UNEVALUABLE
+    return answer
+
+
+_LOOKUPS = frozenset({"which", "whereis", "type", "command", "hash", "realpath", "readlink"})
+
+
+def _names_binary(spec: CommandPattern, command: SimpleCommand) -> bool:
+    """The line copies, links or looks up the denied program's binary (``cp /bin/rm x``)."""
+    head = spec.head
+    if any(char in head for char in "*?[{"):
+        return False
+    lookup = command.name in _LOOKUPS and command.via == "substitution"
+    for word, known in zip(command.words[1:], command.certain[1:], strict=True):
+        if not known:
+            continue
+        if ("/" in word or lookup) and base_name(word) == head:
+            return True
+    return False
+
+
+def _mentions(text: str, head: str) -> bool:
+    tokens = re.split(r"[^A-Za-z0-9_./+-]+", text)
+    return any(token and fnmatch.fnmatch(base_name(token), head, flags=_FLAGS) for token in tokens)
 
 
 def _matches(spec: CommandPattern, words: tuple[str, ...]) -> bool:

@@ -58,9 +58,12 @@ def argument_paths(value: object, *, workspace: Path, home: Path) -> tuple[str, 
     text = value
     if text == "~" or text.startswith("~/"):
         text = str(home) + text[1:]
-    lexical = os.path.normpath(os.path.join(str(workspace), text))
+    joined = os.path.join(str(workspace), text)
+    lexical = os.path.normpath(joined)
     try:
-        canonical = str(canonical_path(lexical))
+        # Canonicalized from the joined spelling, not the normalized one: ``hop/../x`` with
+        # ``hop`` a symlink leaving the root is ``<hop's target>/../x`` to the kernel.
+        canonical = str(canonical_path(joined))
     except InvalidPathError:
         return None
     return lexical, canonical

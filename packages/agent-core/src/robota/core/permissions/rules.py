@@ -17,6 +17,13 @@ Allow rules follow a narrower grammar than deny and ask rules (seed 000): a tool
 accepted in an allow rule only behind a literal MCP server prefix (``mcp__github__*``), never as
 ``*`` or ``Edit*``, because an allow would then grant tools the operator never saw.
 ``mcp__server`` alone means every tool of that server (Claude Code's form).
+
+The parameter form ``Tool(name:glob)`` (a glob over one named parameter) is a deny/ask form
+only. In an allow rule it is refused at parse time (:class:`PermissionRuleError`) rather than
+read as a plain pattern over the declared argument, which is not what its author meant. Three
+spellings that look alike stay accepted because they are patterns of their own kinds: the
+command prefix form ``words:*`` (``Bash(npm:*)``), the URL host form ``domain:host`` and an
+URL with a scheme (``https://...``).
 """
 
 from __future__ import annotations
@@ -39,6 +46,8 @@ __all__ = [
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _GLOB_NAME = re.compile(r"^[A-Za-z0-9_*?\-]{1,64}$")
 _MCP = re.compile(r"^mcp__([A-Za-z0-9_-]+?)(?:__([A-Za-z0-9_*-]+))?$")
+_PARAMETER_FORM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):(.*)$", re.DOTALL)
+"""``name:glob``: the deny/ask parameter form (same shape the evaluator reads)."""
 
 
 class RuleBehavior(StrEnum):
@@ -114,8 +123,9 @@ def parse_rule(text: str, behavior: RuleBehavior | str) -> PermissionRule:
 
     Raises:
         PermissionRuleError: Empty text, an invalid tool name, unbalanced or empty parentheses,
-            text after the closing parenthesis, or a tool-name glob in an allow rule without a
-            literal ``mcp__server__`` prefix.
+            text after the closing parenthesis, a tool-name glob in an allow rule without a
+            literal ``mcp__server__`` prefix, or the parameter form ``Tool(name:glob)`` in an
+            allow rule.
     """
     kind = RuleBehavior(behavior)
     stripped = text.strip()
@@ -142,6 +152,14 @@ def parse_rule(text: str, behavior: RuleBehavior | str) -> PermissionRule:
                 behavior=kind,
             )
     _check_tool(tool, text, kind)
+    if kind is RuleBehavior.ALLOW and pattern is not None and _is_parameter_form(pattern):
+        raise PermissionRuleError(
+            f"allow rule {text!r}: the parameter form Tool(name:glob) is accepted only in deny "
+            "and ask rules; an allow rule's pattern is read against the tool's declared "
+            "argument, so write that argument's pattern instead",
+            rule=text,
+            behavior=kind,
+        )
     return PermissionRule(behavior=kind, tool=tool, pattern=pattern, text=stripped)
 
 
@@ -154,6 +172,20 @@ def parse_rules(
         PermissionRuleError: For the first malformed rule.
     """
     return tuple(parse_rule(text, behavior) for text in texts)
+
+
+def _is_parameter_form(pattern: str) -> bool:
+    """True for ``name:glob`` that is not a command prefix (``npm:*``), a ``domain:`` URL
+    pattern or a URL with a scheme (``https://``)."""
+    found = _PARAMETER_FORM.match(pattern.strip())
+    if found is None:
+        return False
+    name, rest = found.group(1), found.group(2)
+    if rest == "*":
+        return False  # Claude Code's command prefix form: Bash(npm:*)
+    if name == "domain":
+        return False  # URL host form: WebFetch(domain:example.com)
+    return not rest.startswith("//")  # an URL: WebFetch(https://example.com/**)
 
 
 def _balanced(pattern: str) -> bool:

@@ -60,10 +60,20 @@ class PermissionArgument:
     Attributes:
         key: Argument name in the tool's parameters, e.g. ``"path"``.
         kind: How the pattern is matched (:class:`ArgumentKind`).
+        cwd_key: ``COMMAND`` kind: the argument naming the working directory the command runs
+            in (relative to the workspace), e.g. ``"cwd"``; relative paths in the line resolve
+            from it. None: the command runs in the workspace root.
+        sandboxed_inspect: ``COMMAND`` kind: True only when the tool runs a call decided
+            ``inspect`` in a sandbox that enforces a read-only filesystem and no network (the
+            shell tool sets it from its sandbox's probed guarantees). Only then may a read-only
+            command line be decided ``inspect``; otherwise it keeps the tool's own risk class
+            and asks (seed 000 "Permission System", the inspect exception; issue 11).
     """
 
     key: str
     kind: ArgumentKind
+    cwd_key: str | None = None
+    sandboxed_inspect: bool = False
 
 
 Residency = Literal["resident", "deferred", "auto"]
@@ -119,6 +129,9 @@ class ToolContext(Generic[DepsT]):
         round: 1-based round number within the run.
         is_cancelled: Returns True once the run's cancellation was requested.
         emit_progress: Sends a progress note (text) to observers as a ``tool.progress`` event.
+        effective_risk: The risk class the permission gate decided this call as (``INSPECT``
+            for a read-only command line of an ``EXECUTE`` tool), or None when no gate said.
+            The shell tool picks its sandbox profile from it: ``INSPECT`` runs read-only.
     """
 
     run_id: str
@@ -129,6 +142,7 @@ class ToolContext(Generic[DepsT]):
     round: int = 0
     is_cancelled: Callable[[], bool] = field(default=lambda: False)
     emit_progress: Callable[[str], None] = field(default=lambda _text: None)
+    effective_risk: RiskClass | None = None
 
     @property
     def cancelled(self) -> bool:

@@ -11,6 +11,14 @@ default"; here an omitted folder means memory only).
 Disk layout under the host's folder: one directory per turn named by its sequence number
 (``000001``), holding ``manifest.json`` (turn id and file list) and one ``<n>.bin`` blob per
 existing file. Every directory is 0700, every file 0600.
+
+The files a tool writes are read and written back through a rooted directory handle
+(:class:`robota.tools.rooted.RootedDir`, issue #12): the workspace's when the store is given
+one — then a path outside the workspace is never recorded nor restored, even when a manifest
+on disk names it — else one rooted at ``/``. Either way a snapshot opens the file once
+(``O_NOFOLLOW | O_NONBLOCK``, a FIFO, socket or device is not recorded and never blocks) and a
+restore creates a new file and renames it over the path, so a hard link from the path to
+another file is never written through.
 """
 
 from __future__ import annotations
@@ -24,7 +32,16 @@ from pathlib import Path
 
 import pydantic
 from robota.core.errors import ErrorCategory, RobotaError
-from robota.core.host.owner_only import ensure_private_dir, read_private_file, write_private_file
+from robota.core.host.errors import OwnerOnlyError, PathContainmentError
+from robota.core.host.owner_only import (
+    ensure_private_dir,
+    read_private_file,
+    verify_private_dir,
+    write_private_file,
+)
+from robota.tools.errors import NotADirectoryPathError, NotARegularFileError, PathNotFoundError
+from robota.tools.rooted import RootedDir
+from robota.tools.workspace import Workspace
 
 __all__ = [
     "Checkpoint",
@@ -119,6 +136,10 @@ class CheckpointStore:
     Args:
         folder: Host-named directory to persist checkpoints in (created owner-only; existing
             checkpoints in it are loaded). None keeps them in memory only.
+        workspace: The workspace the checkpointed tools write in. When given, every snapshot
+            and restore goes through its rooted handle and a path outside it is neither
+            recorded nor written back. None: files are reached through a handle rooted at
+            ``/`` (symlinks resolved by the same component walk, no containment).
 
     Raises:
         InsecurePermissionsError: ``folder`` exists but is readable by others.
@@ -139,8 +160,10 @@ class CheckpointStore:
         'before'
     """
 
-    def __init__(self, folder: Path | None = None) -> None:
+    def __init__(self, folder: Path | None = None, *, workspace: Workspace | None = None) -> None:
         self.folder = folder
+        self.workspace = workspace
+        self._files = workspace.handle if workspace is not None else RootedDir("/")
         self._turns: dict[str, _Turn] = {}
         self._current: str | None = None
         self._sequence = 0
@@ -167,8 +190,9 @@ class CheckpointStore:
             turn_id: The turn (default: :attr:`current_turn`).
 
         Returns:
-            True when recorded now; False when the turn already holds this path or ``path``
-            is something other than a regular file or nothing (e.g. a directory).
+            True when recorded now; False when the turn already holds this path, ``path``
+            is something other than a regular file or nothing (a directory, FIFO, socket or
+            device, a path under a file), or it lies outside the store's workspace.
 
         Raises:
             ValueError: no turn given and none begun; ``path`` is relative.
@@ -183,14 +207,15 @@ class CheckpointStore:
         if path in turn.files:
             return False
         try:
-            info = path.stat()
-        except FileNotFoundError:
+            opened = self._files.open(path, expect="file")
+        except PathNotFoundError:
             turn.files[path] = _Snapshot(existed=False)
+        except (NotARegularFileError, NotADirectoryPathError, PathContainmentError):
+            return False
         else:
-            if not stat.S_ISREG(info.st_mode):
-                return False
-            data = path.read_bytes()
-            mode = stat.S_IMODE(info.st_mode)
+            with opened:
+                data = opened.read_all()
+                mode = stat.S_IMODE(opened.info.st_mode)
             snap = _Snapshot(existed=True, mode=mode, data=data)
             if turn.folder is not None:
                 blob = turn.folder / f"{len(turn.files)}.bin"
@@ -211,10 +236,15 @@ class CheckpointStore:
         ``turn_id`` (the earliest snapshot of each path wins), deleting files that did not exist
         then. Those turns' checkpoints are consumed (removed from memory and disk).
 
-        Parent directories a tool created are left in place.
+        Parent directories a tool created are left in place. A file is written back as a new
+        file renamed over the path (with its recorded permission bits); a path that did not
+        exist is removed unless it is now a directory.
 
         Raises:
             CheckpointNotFoundError: no checkpoint for ``turn_id``.
+            PathOutsideRootError: a recorded path lies outside the store's workspace (a
+                manifest on disk naming it); nothing is written there.
+            NotARegularFileError: a recorded file's path is now a directory or special file.
             OSError: a file could not be written back (files already restored stay restored).
         """
         if turn_id not in self._turns:
@@ -229,13 +259,9 @@ class CheckpointStore:
         deleted: list[Path] = []
         for path, snap in earliest.items():
             if snap.existed:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(snap.content())
-                if snap.mode is not None:
-                    path.chmod(snap.mode)
+                self._files.replace_file(path, snap.content(), mode=snap.mode)
                 restored.append(path)
-            elif path.is_file() or path.is_symlink():
-                path.unlink()
+            elif self._files.remove_file(path):
                 deleted.append(path)
         for key in undone:
             turn = self._turns.pop(key)
@@ -292,12 +318,13 @@ class CheckpointStore:
 
     def _load(self, folder: Path) -> None:
         for entry in sorted(folder.iterdir()):
-            if not (entry.is_dir() and entry.name.isdigit()):
+            if not entry.name.isdigit():
                 continue
             manifest_path = entry / "manifest.json"
             try:
+                verify_private_dir(entry)  # a turn folder: not a symlink, ours, owner-only
                 manifest = _Manifest.model_validate_json(read_private_file(manifest_path))
-            except (OSError, pydantic.ValidationError) as exc:
+            except (OwnerOnlyError, OSError, pydantic.ValidationError) as exc:
                 raise CheckpointStoreError(
                     f"checkpoint manifest {manifest_path} cannot be read: {exc}"
                 ) from exc
@@ -306,6 +333,12 @@ class CheckpointStore:
                 if record.existed and record.blob is None:
                     raise CheckpointStoreError(
                         f"checkpoint manifest {manifest_path} lists {record.path} without content"
+                    )
+                if record.blob is not None and (
+                    record.blob in ("", ".", "..") or "/" in record.blob or "\x00" in record.blob
+                ):
+                    raise CheckpointStoreError(
+                        f"checkpoint manifest {manifest_path} names a blob outside its folder"
                     )
                 blob = entry / record.blob if record.blob is not None else None
                 files[Path(record.path)] = _Snapshot(

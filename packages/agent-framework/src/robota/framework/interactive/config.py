@@ -10,12 +10,14 @@ from pathlib import Path
 
 from robota.core.events import EventSink
 from robota.core.gate import ToolGate
+from robota.core.host.sandbox import Sandbox
 from robota.core.journal import Journal
 from robota.core.permissions import Approver, PermissionMode
 from robota.core.provider import Provider
 from robota.core.settings import ModelSettings
 from robota.core.tools.base import Tool
 from robota.framework.settings import Settings
+from robota.framework.trust.access import TrustedWorkspace, WorkspaceAuthorityError
 from robota.session import EventLog, SessionStore
 
 __all__ = ["SessionConfig"]
@@ -30,8 +32,11 @@ class SessionConfig:
         model: Model id.
         workspace: Root every built-in tool is contained in.
         system_prompt: Base system prompt (instruction files are appended when trusted).
-        trusted: Whether the workspace is trusted; restricted (False) reads no project
-            instruction files and no project settings.
+        trusted: The trust decision: a :class:`~robota.framework.trust.TrustedWorkspace`
+            (the trusted root, checked to cover ``workspace`` — canonical, symlinks followed —
+            when the config is built, else :class:`WorkspaceAuthorityError`), ``True`` (the
+            host asserts ``workspace`` itself is the trusted root), or ``False`` (restricted:
+            no project instruction files, settings or agents).
         instruction_roots: Folders searched for AGENTS.md / CLAUDE.md (only when trusted;
             user-level roots go in ``user_instruction_roots``).
         user_instruction_roots: Folders searched regardless of trust (the host's own).
@@ -64,13 +69,21 @@ class SessionConfig:
             the request and retry (bounded) before failing the turn.
         subagents: Offer the ``agent`` tool (built-in definitions plus the roots above) as
             part of the default tier (so not when ``default_tools`` replaces the tier).
+        sandbox: The sandbox the built-in ``shell`` runs commands in (the host owns it). None:
+            the session probes one when it starts (``robota.tools.sandbox.detect_sandbox``)
+            and closes it at shutdown; pass ``NoSandbox(...)`` to run commands unconfined
+            (read-only command lines then ask instead of being auto-approved). Not probed when
+            ``default_tools`` replaces the built-ins. Network access inside it comes from
+            ``settings.sandbox.network``.
+        sandbox_hidden_paths: Host paths masked inside the sandbox (the host's state folder
+            with its credentials, e.g. ``~/.robota``); used when the session probes.
     """
 
     provider: Provider
     model: str
     workspace: Path
     system_prompt: str | None = None
-    trusted: bool = False
+    trusted: bool | TrustedWorkspace = False
     instruction_roots: Sequence[Path] = ()
     user_instruction_roots: Sequence[Path] = ()
     settings: Settings = field(default_factory=Settings)
@@ -94,3 +107,11 @@ class SessionConfig:
     subagents: bool = True
     auto_compact: float | None = 0.8
     overflow_recovery: bool = True
+    sandbox: Sandbox | None = None
+    sandbox_hidden_paths: Sequence[Path] = ()
+
+    def __post_init__(self) -> None:
+        """Refuse a trust decision that does not cover the workspace (seed 003, "No public
+        project-path helper"; issue #13)."""
+        if isinstance(self.trusted, TrustedWorkspace) and not self.trusted.covers(self.workspace):
+            raise WorkspaceAuthorityError(self.trusted.root, self.workspace.resolve())

@@ -3,7 +3,9 @@ primary entry point").
 
 An :class:`InteractiveSession` owns one conversation: the agent (core loop) with the assembled
 tools and gates (permissions → hooks → host gates → checkpoints), the session record and its
-explicit store, the JSONL event log, the background shells, and the session-level hooks
+explicit store, the JSONL event log, the background shells, the shell sandbox (probed once when
+the session starts unless the host gives one; ``session.sandbox.guarantees`` says what it
+enforces), and the session-level hooks
 (SessionStart, UserPromptSubmit, Stop, SessionEnd, PreCompact). Turns are submitted with
 :meth:`InteractiveSession.submit` (buffered) or :meth:`InteractiveSession.stream` (events as they
 happen); :meth:`cancel` stops the running turn (the session stays usable); :meth:`steer` adds a
@@ -27,7 +29,14 @@ from robota.core.cancellation import CancelToken
 from robota.core.errors import RobotaError
 from robota.core.events import Event, EventSink, OwnerPath, emit_all
 from robota.core.gate import ToolGate
-from robota.core.hooks import HookEventName, HookGate, HookRunner
+from robota.core.hooks import (
+    HookEventName,
+    HookGate,
+    HookRunner,
+    PromptBlockedError,
+    hook_ask_approver,
+    hooked_approver,
+)
 from robota.core.hooks.events import (
     PreCompactInput,
     SessionEndInput,
@@ -35,9 +44,11 @@ from robota.core.hooks.events import (
     StopInput,
     UserPromptSubmitInput,
 )
+from robota.core.host.sandbox import NoSandbox, Sandbox
 from robota.core.messages import Message, SystemMessage
 from robota.core.permissions import (
     Approval,
+    Approver,
     ConsentStore,
     PermissionContext,
     PermissionGate,
@@ -58,10 +69,12 @@ from robota.framework.interactive.events import (
     TitleAssigned,
 )
 from robota.framework.prompts import PendingPrompt, PromptRegistry
+from robota.framework.settings import cap_mode
 from robota.framework.subagents import SpawnAgentTool, load_agent_definitions
 from robota.session import SessionRecord
 from robota.session.compaction import CompactionRecord, OverflowRecoveringProvider, compact
 from robota.tools import BuiltinToolset, Workspace, builtin_toolset
+from robota.tools.sandbox import detect_sandbox
 
 __all__ = ["InteractiveSession", "hooks_of"]
 
@@ -84,8 +97,23 @@ class InteractiveSession:
         'Hello!'
     """
 
-    def __init__(self, config: SessionConfig, record: SessionRecord, *, source: str) -> None:
+    def __init__(
+        self,
+        config: SessionConfig,
+        record: SessionRecord,
+        *,
+        source: str,
+        sandbox: Sandbox | None = None,
+    ) -> None:
         self.config = config
+        self.sandbox: Sandbox = (
+            sandbox
+            if sandbox is not None
+            else config.sandbox or NoSandbox("no sandbox was probed for this session")
+        )
+        """Where the built-in ``shell`` runs commands; ``session.sandbox.guarantees`` says
+        what it was verified to enforce (``NoSandbox``: nothing, and why)."""
+        self._owns_sandbox = sandbox is not None and config.sandbox is None
         self.record = record
         self._source = source
         self._sinks: list[EventSink] = list(config.sinks)
@@ -108,10 +136,20 @@ class InteractiveSession:
                 return await approver(prompt.request)
 
             self.prompts.attach(host_surface)
-        self.checkpoints = CheckpointStore(config.checkpoint_dir)
+        self.workspace = Workspace.at(config.workspace)
+        """The rooted workspace every built-in file tool and the checkpoint store go through."""
+        self.checkpoints = CheckpointStore(config.checkpoint_dir, workspace=self.workspace)
         """Per-turn snapshots of every file a tool writes (see :meth:`rewind`)."""
         self.turns: list[str] = []
         self._hooks = HookRunner(hooks_of(config.settings), sinks=[self._forwarder])
+        self._approver: Approver = hooked_approver(
+            self._hooks,
+            self.prompts.approver,
+            session_id=record.id,
+            cwd=str(config.workspace),
+        )
+        """Who answers an ask: ``PermissionRequest``/``Notification`` hooks first, then a
+        person through :attr:`prompts` (a denial when no surface is attached)."""
         self.permission_gate = PermissionGate(self._permission_context(config.permission_mode))
         self.agent = self._build_agent(record.messages)
 
@@ -126,7 +164,8 @@ class InteractiveSession:
             provider=config.provider.name,
             system_prompt=cls._assemble_prompt(config),
         )
-        session = cls(config, record, source="startup")  # stored at its first save
+        sandbox = await cls._sandbox_for(config)
+        session = cls(config, record, source="startup", sandbox=sandbox)  # stored at first save
         session._log("session.created", record)
         await session._dispatch_start()
         return session
@@ -143,7 +182,7 @@ class InteractiveSession:
         store = cls._require_store(config)
         record = await store.get(session_id)
         record = replace(record, system_prompt=cls._assemble_prompt(config), model=config.model)
-        session = cls(config, record, source="resume")
+        session = cls(config, record, source="resume", sandbox=await cls._sandbox_for(config))
         await session._dispatch_start()
         return session
 
@@ -154,10 +193,19 @@ class InteractiveSession:
         store = cls._require_store(config)
         parent = await store.get(session_id)
         record = await store.create(parent.fork())
-        session = cls(config, record, source="fork")
+        session = cls(config, record, source="fork", sandbox=await cls._sandbox_for(config))
         session._log("session.created", record)
         await session._dispatch_start()
         return session
+
+    @staticmethod
+    async def _sandbox_for(config: SessionConfig) -> Sandbox:
+        """The host's sandbox, or one probed now (issue 11: a probe, not an assumption)."""
+        if config.sandbox is not None:
+            return config.sandbox
+        if config.default_tools is not None:
+            return NoSandbox("the built-in tools were replaced (default_tools); none probed")
+        return await detect_sandbox(hidden_paths=config.sandbox_hidden_paths)
 
     @staticmethod
     def _require_store(config: SessionConfig) -> Any:
@@ -179,13 +227,14 @@ class InteractiveSession:
         chosen = mode or (
             PermissionMode(perms.default_mode) if perms.default_mode else PermissionMode.DEFAULT
         )
+        chosen = cap_mode(chosen, perms.max_mode)  # the ceiling outranks the host (issue #13)
         return PermissionContext.from_rules(
             self.config.workspace,
             allow=perms.allow,
             deny=perms.deny,
             ask=perms.ask,
             mode=chosen,
-            approver=self.prompts.approver,
+            approver=self._approver,
             consent=self._consent,
             session_id=self.record.id,
         )
@@ -195,16 +244,27 @@ class InteractiveSession:
             return self.config.default_tools
         if self._toolset is None:
             self._toolset = builtin_toolset(
-                Workspace.at(self.config.workspace),
+                self.workspace,
                 background_dir=self.config.background_dir,
                 env=dict(self.config.settings.env) or None,
+                sandbox=self.sandbox,
+                allow_network=self.config.settings.sandbox.network is True,
             )
         return self._toolset.tools
 
     def _gates(self) -> list[ToolGate]:
         return [
             self.permission_gate,
-            HookGate(self._hooks, session_id=self.record.id, cwd=str(self.config.workspace)),
+            HookGate(
+                self._hooks,
+                session_id=self.record.id,
+                cwd=str(self.config.workspace),
+                approve=hook_ask_approver(
+                    self._approver,
+                    session_id=self.record.id,
+                    mode=lambda: self.permission_gate.context.mode,
+                ),
+            ),
             *self.config.extra_gates,
             CheckpointGate(self.checkpoints, root=self.config.workspace),
         ]
@@ -227,6 +287,9 @@ class InteractiveSession:
                 gates=gates,
                 sinks=[self._forwarder],
                 settings=self.config.model_settings,
+                hooks=self._hooks,
+                hook_session_id=self.record.id,
+                hook_cwd=str(self.config.workspace),
             )
         ]
 
@@ -316,6 +379,8 @@ class InteractiveSession:
 
         Raises:
             RuntimeError: after :meth:`shutdown`.
+            PromptBlockedError: a ``UserPromptSubmit`` hook refused the prompt (the model was
+                not called, nothing was added; :meth:`stream` raises it on entry).
             RobotaError: what the turn failed with (after saving what was committed).
         """
         async with self._turn(prompt) as (token, text):
@@ -342,11 +407,13 @@ class InteractiveSession:
         if self._closed:
             raise RuntimeError("session is shut down")
         async with self._busy:
-            await self._hooks.dispatch(
+            submitted = await self._hooks.dispatch(
                 HookEventName.USER_PROMPT_SUBMIT,
                 UserPromptSubmitInput(prompt=prompt, **self._hook_common()),
                 emit=self._forward,
             )
+            if submitted.blocked:  # refused before the model is called; nothing is recorded
+                raise PromptBlockedError(submitted.reason or "blocked", outcome=submitted)
             token = CancelToken()
             self._cancel = token
             before = len(self.agent.history)
@@ -573,6 +640,9 @@ class InteractiveSession:
             )
             if self._toolset is not None:
                 await self._toolset.aclose()
+            if self._owns_sandbox:
+                await self.sandbox.aclose()
+            self.workspace.close()
 
     async def __aenter__(self) -> InteractiveSession:
         return self

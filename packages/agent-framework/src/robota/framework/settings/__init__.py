@@ -1,7 +1,11 @@
 """Settings layers and provider resolution for the framework."""
 
+from robota.framework.settings.builtin import BUILTIN_PROFILES
+from robota.framework.settings.errors import SettingsFileError, UntrustedSettingError
 from robota.framework.settings.layers import (
-    SettingsFileError,
+    LayerTier,
+    cap_mode,
+    check_project_layer,
     load_layer,
     load_settings,
     merge_layers,
@@ -11,27 +15,34 @@ from robota.framework.settings.model import (
     PermissionModeName,
     PermissionSettings,
     ProviderProfile,
+    SandboxSettings,
     Settings,
     TrustLevel,
 )
 from robota.framework.settings.resolve import (
-    BUILTIN_PROFILES,
     ProviderResolutionError,
     ResolvedProvider,
     resolve_provider,
 )
+from robota.framework.settings.startup_env import is_startup_variable
 
 __all__ = [
     "BUILTIN_PROFILES",
     "HookEntry",
+    "LayerTier",
     "PermissionModeName",
     "PermissionSettings",
     "ProviderProfile",
     "ProviderResolutionError",
     "ResolvedProvider",
+    "SandboxSettings",
     "Settings",
     "SettingsFileError",
     "TrustLevel",
+    "UntrustedSettingError",
+    "cap_mode",
+    "check_project_layer",
+    "is_startup_variable",
     "load_layer",
     "load_settings",
     "merge_layers",

@@ -14,7 +14,8 @@ Example ``settings.json``::
       "disabled_hooks": [],
       "providers": {"local": {"type": "openai-compatible", "base_url": "http://127.0.0.1:8080/v1",
                                "model": "gemma3", "compat_profile": "llamacpp"}},
-      "env": {}
+      "env": {},
+      "sandbox": {"network": false}
     }
 
 Unknown keys are refused (a typo must not silently disable a rule).
@@ -31,6 +32,7 @@ __all__ = [
     "PermissionModeName",
     "PermissionSettings",
     "ProviderProfile",
+    "SandboxSettings",
     "Settings",
     "TrustLevel",
 ]
@@ -48,12 +50,16 @@ class _Strict(BaseModel):
 
 
 class PermissionSettings(_Strict):
-    """Permission rules (``Tool`` or ``Tool(pattern)``) and the default mode."""
+    """Permission rules (``Tool`` or ``Tool(pattern)``), the default mode and its ceiling."""
 
     allow: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
     ask: tuple[str, ...] = ()
     default_mode: PermissionModeName | None = None
+    max_mode: PermissionModeName | None = None
+    """The most permissive mode the session may run in, whatever the host or a layer asks
+    (a ceiling: the most restrictive value of every layer and the organization policy is
+    kept). None: no ceiling."""
 
 
 class HookEntry(_Strict):
@@ -98,6 +104,19 @@ class ProviderProfile(_Strict):
     compat_profile: str | None = None
 
 
+class SandboxSettings(_Strict):
+    """How the ``shell`` tool's sandbox is configured (issue 11).
+
+    Attributes:
+        network: True lets shell commands that may write reach the network (all or nothing:
+            bubblewrap cannot apply the egress policy per host; commands auto-approved as
+            read-only never get it). Only the user layer can turn it on; a project layer can
+            only turn it off. None (default): off.
+    """
+
+    network: bool | None = None
+
+
 class Settings(_Strict):
     """One settings layer (user or project) or the merged result."""
 
@@ -112,4 +131,6 @@ class Settings(_Strict):
     providers: dict[str, ProviderProfile] = Field(default_factory=dict[str, ProviderProfile])
     env: dict[str, str] = Field(default_factory=dict[str, str])
     """Environment variables added to the ``shell`` tool's (fresh) environment."""
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    """The shell sandbox (see :class:`SandboxSettings`)."""
     extra: dict[str, Any] = Field(default_factory=dict[str, Any])

@@ -3,7 +3,9 @@
 1. An explicit profile (``--provider`` or the merged settings' ``provider``) always wins.
 2. Otherwise the first profile, in definition order, whose ``api_key_env`` names a set,
    non-empty environment variable and which has a default model.
-3. Otherwise :class:`ProviderResolutionError`, which says what to set.
+3. Otherwise :class:`ProviderResolutionError`, which names what is missing (the variables
+   that were looked for) without prescribing a product command: the host adds its own hint
+   (seed 003, "Recovery instructions are host-owned").
 
 The framework never builds a provider: resolution yields a :class:`ResolvedProvider` (profile
 name, type, model, key, base URL) that the host turns into a provider instance.
@@ -15,27 +17,29 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from robota.core.errors import ConfigurationError
+from robota.framework.settings.builtin import BUILTIN_PROFILES
 from robota.framework.settings.model import ProviderProfile, Settings
 
 __all__ = ["BUILTIN_PROFILES", "ProviderResolutionError", "ResolvedProvider", "resolve_provider"]
 
-BUILTIN_PROFILES: Mapping[str, ProviderProfile] = {
-    "anthropic": ProviderProfile(
-        type="anthropic", api_key_env="ANTHROPIC_API_KEY", model="claude-sonnet-4-6"
-    ),
-    "openai": ProviderProfile(type="openai", api_key_env="OPENAI_API_KEY", model="gpt-5-mini"),
-    "google": ProviderProfile(
-        type="google", api_key_env="GEMINI_API_KEY", model="gemini-2.5-flash"
-    ),
-}
-"""Env-default profiles, in resolution order; settings profiles of the same name override
-them field by field."""
-
 
 class ProviderResolutionError(ConfigurationError):
-    """No provider could be resolved; the message names what to set."""
+    """No provider could be resolved; the message names what is missing, never a command.
+
+    Attributes:
+        profile: The profile that failed, or None when none was selected.
+        missing: What is missing: ``"model"``, ``"type"``, ``"profile"``, or the API-key
+            environment variables that were looked for (env-default synthesis).
+    """
 
     code = "provider_unresolved"
+
+    def __init__(
+        self, message: str, *, profile: str | None = None, missing: tuple[str, ...] = ()
+    ) -> None:
+        super().__init__(message)
+        self.profile = profile
+        self.missing = missing
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -107,13 +111,25 @@ def resolve_provider(
         found = profiles.get(chosen)
         if found is None:
             raise ProviderResolutionError(
-                f"unknown provider profile {chosen!r}; known: {', '.join(sorted(profiles))}"
+                f"unknown provider profile {chosen!r}; known: {', '.join(sorted(profiles))}",
+                profile=chosen,
+                missing=("profile",),
             )
         resolved_model = model or settings.model or found.model
         if not resolved_model:
-            raise ProviderResolutionError(f"provider profile {chosen!r} has no model; pass --model")
+            raise ProviderResolutionError(
+                f"no model is configured for provider profile {chosen!r}: set `model` in the "
+                "profile or in settings, or pass one to resolve_provider",
+                profile=chosen,
+                missing=("model",),
+            )
         if not found.type:
-            raise ProviderResolutionError(f"provider profile {chosen!r} has no type")
+            raise ProviderResolutionError(
+                f"provider profile {chosen!r} has no `type` "
+                "(anthropic, openai, openai-chat, openai-compatible, google)",
+                profile=chosen,
+                missing=("type",),
+            )
         return ResolvedProvider(
             profile=chosen,
             type=found.type,
@@ -124,7 +140,9 @@ def resolve_provider(
         )
     names = list(order) if order is not None else list(profiles)
     for name in names:
-        candidate = profiles[name]
+        candidate = profiles.get(name)
+        if candidate is None:
+            continue
         if (
             candidate.type
             and candidate.api_key_env
@@ -139,8 +157,12 @@ def resolve_provider(
                 base_url=candidate.base_url,
                 compat_profile=candidate.compat_profile,
             )
-    wanted = ", ".join(p.api_key_env for p in (profiles[n] for n in names) if p.api_key_env)
+    wanted = tuple(
+        p.api_key_env for p in (profiles[n] for n in names if n in profiles) if p.api_key_env
+    )
     raise ProviderResolutionError(
-        f"no provider configured: set one of {wanted}, or point at an OpenAI-compatible server "
-        "(e.g. --base-url http://127.0.0.1:8080/v1 for llama.cpp or Ollama), or name a profile"
+        f"no provider is configured: none of {', '.join(wanted)} is set, and settings select "
+        "no profile (set `provider` to a profile in settings, or define one with a `base_url` "
+        "for an OpenAI-compatible server)",
+        missing=wanted,
     )

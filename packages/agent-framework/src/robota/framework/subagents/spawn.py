@@ -12,6 +12,10 @@ parent's session to charge to its turn, and reported in one :class:`SubagentFini
 child. With an :class:`~robota.executor.ExecutionContext` the child is registered as a
 ``subagent`` task and goes through its lifecycle (queued → running → completed | failed |
 cancelled).
+
+With ``hooks`` the ``SubagentStart`` hook fires before the child runs and ``SubagentStop`` after
+it ended (whatever its outcome); both are observational (their posture: an answer or an error
+changes nothing about the child).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from robota.core.agent import Agent, ModelResponded
 from robota.core.errors import ConfigurationError
 from robota.core.events import Event, EventSink, OwnerPath, emit_all
 from robota.core.gate import ToolGate
+from robota.core.hooks import HookEventName, HookRunner, SubagentStartInput, SubagentStopInput
 from robota.core.messages import JsonValue
 from robota.core.provider import Provider
 from robota.core.settings import ModelSettings
@@ -120,6 +125,9 @@ class SpawnAgentTool(Tool):
         settings: Settings for child runs.
         max_rounds: Round budget of a child run.
         name: Model-facing name (``"agent"``; some hosts use ``"task"``).
+        hooks: Fires ``SubagentStart`` / ``SubagentStop`` around every child, when given.
+        hook_session_id: ``session_id`` of those hook inputs (the parent's session).
+        hook_cwd: ``cwd`` of those hook inputs (the parent's workspace).
 
     Raises:
         ConfigurationError: the roster is empty (there would be nothing to spawn).
@@ -146,6 +154,9 @@ class SpawnAgentTool(Tool):
         settings: ModelSettings | None = None,
         max_rounds: int = 25,
         name: str = "agent",
+        hooks: HookRunner | None = None,
+        hook_session_id: str = "",
+        hook_cwd: str = "",
     ) -> None:
         if not roster.definitions:
             raise ConfigurationError("SpawnAgentTool needs at least one agent definition")
@@ -160,6 +171,8 @@ class SpawnAgentTool(Tool):
         self.execution_context = execution
         self.settings = settings
         self.max_rounds = max_rounds
+        self.hooks = hooks
+        self._hook_common: dict[str, Any] = {"session_id": hook_session_id, "cwd": hook_cwd}
         self.usage_by_child: dict[str, Usage] = {}
         roster_text = "\n".join(f"- {d.name}: {d.description}" for d in roster.definitions)
         self.description = (
@@ -236,10 +249,13 @@ class SpawnAgentTool(Tool):
         self.usage_by_child[child_id] = Usage()
 
         async def body(_handle: TaskHandle | None = None) -> str:
+            await self._fire_start(child_id, definition.name)
             try:
                 result = await child.run(prompt)
             finally:
                 self.usage_by_child[child_id] = meter.usage
+                with anyio.CancelScope(shield=True):
+                    await self._fire_stop(child_id, definition.name)
             return result.text
 
         started = SubagentStarted(
@@ -257,6 +273,20 @@ class SpawnAgentTool(Tool):
         )
         emit_all(self.sinks, replace(started, task_id=task_id))
         return await self._run_task(task_id, owner, child_id, definition.name, meter)
+
+    async def _fire_start(self, child_id: str, agent: str) -> None:
+        if self.hooks is not None and self.hooks.has_hooks(HookEventName.SUBAGENT_START):
+            await self.hooks.dispatch(
+                HookEventName.SUBAGENT_START,
+                SubagentStartInput(agent_id=child_id, agent_type=agent, **self._hook_common),
+            )
+
+    async def _fire_stop(self, child_id: str, agent: str) -> None:
+        if self.hooks is not None and self.hooks.has_hooks(HookEventName.SUBAGENT_STOP):
+            await self.hooks.dispatch(
+                HookEventName.SUBAGENT_STOP,
+                SubagentStopInput(agent_id=child_id, agent_type=agent, **self._hook_common),
+            )
 
     async def _run_inline(
         self,

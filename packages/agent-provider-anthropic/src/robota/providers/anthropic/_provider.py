@@ -52,8 +52,10 @@ class AnthropicProvider(Provider):
     The SDK client is built with ``max_retries=0`` (retries belong to
     ``robota.core.retry.RetryingProvider``), the given ``base_url`` and ``api_key``, and the
     host's ``http_client`` (``httpx.AsyncClient`` or ``httpx2.AsyncClient``); nothing is read
-    from the environment except by :meth:`from_env`. (The SDK itself still honours
-    ``ANTHROPIC_CUSTOM_HEADERS`` if set.)
+    from the environment except by :meth:`from_env`. The SDK's own reading of
+    ``ANTHROPIC_CUSTOM_HEADERS`` is undone: those headers are often gateway credentials, and a
+    credential never follows an endpoint the caller chose (issue #13) — pass
+    ``default_headers`` (or use :meth:`from_env`) to send them.
 
     :meth:`stream` sends ``stream: true``; :meth:`complete` sends a buffered request. Either one
     decodes a response of the other kind too (a JSON body on a streaming call becomes deltas).
@@ -70,6 +72,7 @@ class AnthropicProvider(Provider):
         hosted_tools: Hosted tools this instance may offer (default: all of
             :class:`~robota.core.capabilities.HostedTool`).
         name: Provider name used in records and as the ``extra_body`` tag.
+        default_headers: Extra HTTP headers sent with every request (e.g. a gateway key).
 
     Example:
         >>> import httpx
@@ -91,6 +94,7 @@ class AnthropicProvider(Provider):
         cache_breakpoints: Iterable[CacheBreakpoint] = ("system", "tools", "history"),
         hosted_tools: Iterable[HostedTool] | None = None,
         name: str = "anthropic",
+        default_headers: Mapping[str, str] | None = None,
     ) -> None:
         self.name = name
         self.default_model = default_model
@@ -104,6 +108,9 @@ class AnthropicProvider(Provider):
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key, base_url=base_url, http_client=client, max_retries=0
         )
+        # The SDK merges ANTHROPIC_CUSTOM_HEADERS from the environment into its default headers
+        # at construction; replace them with exactly what the caller gave.
+        setattr(self._client, "_custom_headers", dict(default_headers or {}))  # noqa: B010
 
     @classmethod
     def from_env(cls, **kwargs: Any) -> AnthropicProvider:
@@ -118,6 +125,9 @@ class AnthropicProvider(Provider):
         if not key:
             raise ConfigurationError("ANTHROPIC_API_KEY is not set")
         base = os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
+        headers = _headers_from_env(os.environ.get("ANTHROPIC_CUSTOM_HEADERS"))
+        if headers and "default_headers" not in kwargs:
+            kwargs["default_headers"] = headers
         return cls(api_key=key, base_url=base, **kwargs)
 
     # --- metadata -----------------------------------------------------------------------
@@ -298,3 +308,13 @@ def _replay_as_stream(response: ModelResponse) -> list[StreamEvent]:
             calls += 1
     events.append(ResponseCompleted(response=response))
     return events
+
+
+def _headers_from_env(text: str | None) -> dict[str, str]:
+    """``ANTHROPIC_CUSTOM_HEADERS`` (``Name: value`` lines) as a dict, as the SDK reads it."""
+    headers: dict[str, str] = {}
+    for line in (text or "").split("\n"):
+        name, colon, value = line.partition(":")
+        if colon and name.strip():
+            headers[name.strip()] = value.strip()
+    return headers

@@ -1,10 +1,12 @@
-"""File helpers shared by the file tools: binary sniffing and image type detection."""
+"""File helpers shared by the file tools: binary sniffing and image type detection.
+
+Opening files is not done here: every file tool opens through the workspace's rooted handle
+(:mod:`robota.tools.rooted`) and sniffs the bytes of the descriptor it opened.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-__all__ = ["SNIFF_BYTES", "image_media_type", "looks_binary", "read_head"]
+__all__ = ["SNIFF_BYTES", "image_media_type", "looks_binary"]
 
 SNIFF_BYTES = 8192
 """How many leading bytes are inspected to call a file binary (git's heuristic uses 8000)."""
@@ -40,9 +42,3 @@ def looks_binary(head: bytes) -> bool:
     except UnicodeDecodeError as error:
         return not (error.reason == "unexpected end of data" and error.start >= len(head) - 3)
     return False
-
-
-def read_head(path: Path) -> bytes:
-    """Return the first :data:`SNIFF_BYTES` bytes of ``path``."""
-    with path.open("rb") as handle:
-        return handle.read(SNIFF_BYTES)

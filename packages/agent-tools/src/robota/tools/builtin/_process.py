@@ -1,9 +1,12 @@
-"""Process-group handling shared by ``shell`` and the background shells.
+"""Process launch and process-group handling shared by ``shell`` and the background shells.
 
-A command runs as the leader of a new session (``start_new_session=True``), so its process
-group id is its pid and every descendant that does not start its own session shares it.
-Stopping a command signals the whole group: ``SIGTERM``, a grace period for the group to
-empty, then ``SIGKILL`` (the same sequence as ``timeout --kill-after``).
+A command line becomes ``/bin/bash -c <command>`` wrapped by the session's sandbox
+(:func:`sandboxed_command`; the profile comes from the permission decision, :func:`profile_for`).
+It runs as the leader of a new session (``start_new_session=True``), so its process group id
+is its pid (under bubblewrap: ``bwrap``'s) and every descendant that does not start its own
+session shares it. Stopping a command signals the whole group: ``SIGTERM``, a grace period for
+the group to empty, then ``SIGKILL`` (the same sequence as ``timeout --kill-after``). Under
+bubblewrap, whatever escaped the group still dies with ``bwrap`` (its pid namespace goes).
 """
 
 from __future__ import annotations
@@ -15,8 +18,21 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import anyio
+from robota.core.host.sandbox import Sandbox, SandboxedCommand, SandboxProfile
+from robota.core.tools.base import RiskClass
 
-__all__ = ["DEFAULT_KILL_GRACE", "fresh_environment", "group_alive", "terminate_group"]
+__all__ = [
+    "DEFAULT_KILL_GRACE",
+    "SHELL",
+    "fresh_environment",
+    "group_alive",
+    "profile_for",
+    "sandboxed_command",
+    "terminate_group",
+]
+
+SHELL = "/bin/bash"
+"""The shell a command line runs in (``SHELL -c <command>``)."""
 
 DEFAULT_KILL_GRACE = 2.0
 """Seconds a process group gets between ``SIGTERM`` and ``SIGKILL``."""
@@ -31,6 +47,51 @@ def fresh_environment(overrides: Mapping[str, str] | None) -> dict[str, str]:
     if overrides:
         environment.update(overrides)
     return environment
+
+
+def profile_for(risk: RiskClass | None) -> SandboxProfile:
+    """The sandbox profile of a call the permission gate decided as ``risk``
+    (:attr:`~robota.core.tools.base.ToolContext.effective_risk`): ``INSPECT`` runs
+    ``read_only``; anything else, or no decision, runs ``workspace_write``."""
+    return SandboxProfile.READ_ONLY if risk is RiskClass.INSPECT else SandboxProfile.WORKSPACE_WRITE
+
+
+def sandboxed_command(
+    command: str,
+    *,
+    sandbox: Sandbox,
+    profile: SandboxProfile,
+    workspace: Path,
+    cwd: Path,
+    allow_network: bool,
+    env: Mapping[str, str] | None,
+) -> SandboxedCommand:
+    """``/bin/bash -c command`` as ``sandbox`` confines it.
+
+    A ``read_only`` command never gets the network, whatever ``allow_network`` says: that
+    profile is what a call auto-approved as ``inspect`` runs under.
+
+    Args:
+        command: The command line.
+        sandbox: The sandbox (``NoSandbox`` runs it as is).
+        profile: From :func:`profile_for`.
+        workspace: Canonical workspace root.
+        cwd: Working directory inside it.
+        allow_network: Let ``workspace_write`` commands reach the network.
+        env: Overrides laid over a copy of ``os.environ``.
+
+    Raises:
+        SandboxConfinementError: The sandbox cannot confine it (see ``Sandbox.wrap``).
+    """
+    network = allow_network and profile is SandboxProfile.WORKSPACE_WRITE
+    return sandbox.wrap(
+        [SHELL, "-c", command],
+        profile=profile,
+        workspace=workspace,
+        cwd=cwd,
+        network=network,
+        env=fresh_environment(env),
+    )
 
 
 def group_alive(pgid: int) -> bool:

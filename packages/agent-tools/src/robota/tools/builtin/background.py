@@ -3,7 +3,10 @@
 delivered as ``<task-notification>`` on the next run).
 
 :class:`BackgroundShells` owns the processes. Each command's stdout and stderr stream to one
-file in a host-given folder (``<task_id>.log``, mode 0600). There is no watcher task: state is
+new file in a host-given folder (``<task_id>.log``, created owner-only with ``O_EXCL |
+O_NOFOLLOW``: an existing file or link is never opened or truncated; a name already taken gets
+a random suffix). Commands run in the sandbox the caller passes (the ``shell`` tool passes its
+own, with the profile of the call). There is no watcher task: state is
 read on demand (``Popen.poll``), and :meth:`BackgroundShells.drain_exit_notifications` reconciles
 it, the pull-based delivery seed 004 describes for contexts that cannot push exits.
 """
@@ -11,6 +14,7 @@ it, the pull-based delivery seed 004 describes for contexts that cannot push exi
 from __future__ import annotations
 
 import os
+import secrets
 import subprocess
 import tempfile
 import time
@@ -20,8 +24,18 @@ from pathlib import Path
 from typing import Literal
 
 import anyio
+from robota.core.host.owner_only import (
+    create_private_file,
+    ensure_private_dir,
+    open_private_file,
+)
+from robota.core.host.sandbox import NoSandbox, Sandbox, SandboxProfile
 from robota.tools.bounds import cut_utf8
-from robota.tools.builtin._process import DEFAULT_KILL_GRACE, fresh_environment, terminate_group
+from robota.tools.builtin._process import (
+    DEFAULT_KILL_GRACE,
+    sandboxed_command,
+    terminate_group,
+)
 from robota.tools.errors import ToolUsageError
 
 __all__ = ["BackgroundRead", "BackgroundShells", "BackgroundStatus", "TaskState"]
@@ -115,31 +129,53 @@ class BackgroundShells:
     def _folder(self) -> Path:
         if self._directory is None:
             self._directory = Path(tempfile.mkdtemp(prefix="robota-shells-"))
-        self._directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        ensure_private_dir(self._directory)  # refuses a symlink, a wide or foreign folder
         return self._directory
 
-    def start(self, command: str, *, cwd: Path) -> BackgroundStatus:
+    def start(
+        self,
+        command: str,
+        *,
+        cwd: Path,
+        sandbox: Sandbox | None = None,
+        workspace: Path | None = None,
+        profile: SandboxProfile = SandboxProfile.WORKSPACE_WRITE,
+        allow_network: bool = False,
+    ) -> BackgroundStatus:
         """Start ``command`` under ``/bin/bash -c`` in its own session and return its status.
 
         Args:
             command: The command line.
             cwd: Working directory (the caller checks it is inside the workspace).
+            sandbox: Sandbox to run it in (None: none, the command runs as is).
+            workspace: The workspace root the sandbox lets it write (default: ``cwd``).
+            profile: Sandbox profile (``workspace_write`` by default).
+            allow_network: Let a ``workspace_write`` command reach the network.
 
         Raises:
             OSError: The output file or the process could not be created.
+            SandboxConfinementError: The sandbox cannot confine the command.
         """
         self._counter += 1
         task_id = f"shell_{self._counter}"
-        output_path = self._folder() / f"{task_id}.log"
-        fd = os.open(output_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        launch = sandboxed_command(
+            command,
+            sandbox=sandbox if sandbox is not None else NoSandbox(),
+            profile=profile,
+            workspace=workspace if workspace is not None else cwd,
+            cwd=cwd,
+            allow_network=allow_network,
+            env=self._env,
+        )
+        output_path, fd = self._create_output(task_id)
         try:
             process = subprocess.Popen(
-                ["/bin/bash", "-c", command],
+                launch.argv,
                 stdin=subprocess.DEVNULL,
                 stdout=fd,
                 stderr=subprocess.STDOUT,
-                cwd=cwd,
-                env=fresh_environment(self._env),
+                cwd=launch.cwd,
+                env=dict(launch.env),
                 start_new_session=True,
             )
         finally:
@@ -153,6 +189,19 @@ class BackgroundShells:
         )
         self._tasks[task_id] = task
         return self._status(task)
+
+    def _create_output(self, task_id: str) -> tuple[Path, int]:
+        """A new owner-only output file (never an existing one) and its write descriptor."""
+        folder = self._folder()
+        names = [f"{task_id}.log"] + [f"{task_id}.{secrets.token_hex(4)}.log" for _ in range(8)]
+        for name in names[:-1]:
+            path = folder / name
+            try:
+                return path, create_private_file(path)
+            except FileExistsError:
+                continue
+        path = folder / names[-1]
+        return path, create_private_file(path)
 
     def _task(self, task_id: str) -> _Task:
         task = self._tasks.get(task_id)
@@ -202,7 +251,7 @@ class BackgroundShells:
         task = self._task(task_id)
         status = self._status(task)  # poll first: output read after exit is complete
         start = 0 if from_start else task.read_offset
-        with task.output_path.open("rb") as handle:
+        with os.fdopen(open_private_file(task.output_path), "rb") as handle:
             handle.seek(start)
             chunk = handle.read(max_bytes + 3)
             end = handle.seek(0, os.SEEK_END)

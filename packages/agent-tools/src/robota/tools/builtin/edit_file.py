@@ -6,6 +6,7 @@ string is an error result saying how many times it occurs, so the model can add 
 
 from __future__ import annotations
 
+import functools
 from typing import Any, ClassVar
 
 import anyio.to_thread
@@ -20,6 +21,7 @@ from robota.core.tools.base import (
 from robota.tools.builtin._base import BuiltinTool
 from robota.tools.builtin._files import looks_binary
 from robota.tools.errors import ToolUsageError
+from robota.tools.rooted import RootedDir
 from robota.tools.workspace import Workspace
 
 __all__ = ["EditFileArgs", "EditFileTool"]
@@ -41,9 +43,13 @@ class EditFileArgs(BaseModel):
 class EditFileTool(BuiltinTool[EditFileArgs]):
     """Replace an exact string in a UTF-8 text file inside the workspace.
 
-    Errors (as error results): the file does not exist or is binary; ``old_string`` is empty
-    or equal to ``new_string``; ``old_string`` occurs 0 times (``"not found"``) or, without
-    ``replace_all``, more than once (``"occurs 2 times"``). The result names the count replaced.
+    The file is read and written back through the workspace's rooted handle: the new content
+    goes to a new file renamed over the old one (its permission bits kept), so a hard link to a
+    file outside the workspace is never written through. Errors (as error results): the file
+    does not exist, is binary, is not a regular file or leads outside the workspace;
+    ``old_string`` is empty or equal to ``new_string``; ``old_string`` occurs 0 times
+    (``"not found"``) or, without ``replace_all``, more than once (``"occurs 2 times"``). The
+    result names the count replaced.
 
     Args:
         workspace: Paths are resolved and contained here.
@@ -63,30 +69,37 @@ class EditFileTool(BuiltinTool[EditFileArgs]):
         self.workspace = workspace
 
     async def run(self, args: EditFileArgs, ctx: ToolContext[Any]) -> ToolOutput:
-        path = self.workspace.resolve(args.path)
-        shown = self.workspace.display(path)
-        if not path.is_file():
-            raise ToolUsageError(f"file not found: {shown}")
-        if args.old_string == "":
-            raise ToolUsageError("old_string is empty; use write_file to create or replace a file")
-        if args.old_string == args.new_string:
-            raise ToolUsageError("old_string and new_string are the same; nothing to change")
-        data = await anyio.to_thread.run_sync(path.read_bytes)
-        if looks_binary(data):
-            raise ToolUsageError(f"{shown} is a binary file; edit_file edits UTF-8 text")
-        text = data.decode("utf-8")
-        count = text.count(args.old_string)
-        if count == 0:
-            raise ToolUsageError(
-                f"old_string not found in {shown} (0 matches); read the file and copy the "
-                "text exactly, including whitespace"
-            )
-        if count > 1 and not args.replace_all:
-            raise ToolUsageError(
-                f"old_string occurs {count} times in {shown}; include more surrounding "
-                "context to make it unique, or set replace_all=true"
-            )
-        updated = text.replace(args.old_string, args.new_string)
-        await anyio.to_thread.run_sync(path.write_bytes, updated.encode("utf-8"))
-        plural = "occurrence" if count == 1 else "occurrences"
-        return f"Edited {shown}: replaced {count} {plural}"
+        edit = functools.partial(_edit_file, self.workspace.handle, args)
+        # Not abandoned on cancel: the result must say whether the file was replaced.
+        return await anyio.to_thread.run_sync(edit)
+
+
+def _edit_file(handle: RootedDir, args: EditFileArgs) -> str:
+    """Read through the handle, replace in memory, write back through the handle (a new
+    file renamed over the old one)."""
+    with handle.open(args.path, expect="file") as opened:
+        shown = opened.display
+        relative = opened.relative
+        data = opened.read_all()
+    if args.old_string == "":
+        raise ToolUsageError("old_string is empty; use write_file to create or replace a file")
+    if args.old_string == args.new_string:
+        raise ToolUsageError("old_string and new_string are the same; nothing to change")
+    if looks_binary(data):
+        raise ToolUsageError(f"{shown} is a binary file; edit_file edits UTF-8 text")
+    text = data.decode("utf-8")
+    count = text.count(args.old_string)
+    if count == 0:
+        raise ToolUsageError(
+            f"old_string not found in {shown} (0 matches); read the file and copy the "
+            "text exactly, including whitespace"
+        )
+    if count > 1 and not args.replace_all:
+        raise ToolUsageError(
+            f"old_string occurs {count} times in {shown}; include more surrounding "
+            "context to make it unique, or set replace_all=true"
+        )
+    updated = text.replace(args.old_string, args.new_string)
+    handle.replace_file(relative, updated.encode("utf-8"), create_parents=False)
+    plural = "occurrence" if count == 1 else "occurrences"
+    return f"Edited {shown}: replaced {count} {plural}"

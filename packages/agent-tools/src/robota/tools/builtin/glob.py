@@ -4,14 +4,16 @@ built-in tools).
 Patterns are matched by ``wcmatch`` (``**`` spans directories, ``{a,b}`` braces, ``*`` never
 crosses ``/``; a pattern without ``/`` matches file names at any depth) against paths relative
 to the searched directory. Nested ``.gitignore`` files apply as git applies them (see
-:mod:`robota.tools._walk`).
+:mod:`robota.tools._walk`). The walk goes through the workspace's rooted handle: a symlink is
+listed only when it leads to a regular file inside the workspace, and the result ends with a
+line saying how many matching entries were skipped and why (a symlink leaving the workspace,
+a FIFO, socket or device, a broken link, a symlink to a directory, which is not followed).
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, ClassVar
 
 import anyio.to_thread
@@ -23,9 +25,9 @@ from robota.core.tools.base import (
     ToolContext,
     ToolOutput,
 )
-from robota.tools._walk import walk_files
+from robota.tools._walk import Skipped, skip_reason, walk_files
 from robota.tools.builtin._base import BuiltinTool
-from robota.tools.errors import ToolUsageError
+from robota.tools.rooted import RootedDir
 from robota.tools.workspace import Workspace
 from wcmatch import glob as wcglob
 
@@ -52,7 +54,9 @@ class GlobArgs(BaseModel):
 class GlobTool(BuiltinTool[GlobArgs]):
     """Return the workspace files matching a glob pattern, one relative path per line, sorted.
 
-    At most ``max_results`` paths, then a line saying how many more matched.
+    At most ``max_results`` paths, then a line saying how many more matched, then (when any
+    matching entry was left out) a line like
+    ``[1 entry skipped: symlink leaving the workspace]``.
 
     Args:
         workspace: Paths are resolved and contained here.
@@ -74,34 +78,44 @@ class GlobTool(BuiltinTool[GlobArgs]):
         self.max_results = max_results
 
     async def run(self, args: GlobArgs, ctx: ToolContext[Any]) -> ToolOutput:
-        base = self.workspace.resolve(args.path)
-        if not base.is_dir():
-            raise ToolUsageError(f"directory not found: {self.workspace.display(base)}")
         find = functools.partial(
             _matches,
-            self.workspace.root,
-            base,
+            self.workspace.handle,
+            args.path,
             args.pattern,
             not args.include_ignored,
             ctx.is_cancelled,
         )
-        found = await anyio.to_thread.run_sync(find, abandon_on_cancel=True)
+        found, skipped = await anyio.to_thread.run_sync(find, abandon_on_cancel=True)
+        note = [skipped.note()] if skipped else []
         if not found:
-            return f"No files match {args.pattern!r}"
+            return "\n".join([f"No files match {args.pattern!r}", *note])
         if len(found) > self.max_results:
             more = len(found) - self.max_results
             return "\n".join(
-                [*found[: self.max_results], f"[{more} more matches not shown; narrow the pattern]"]
+                [
+                    *found[: self.max_results],
+                    f"[{more} more matches not shown; narrow the pattern]",
+                    *note,
+                ]
             )
-        return "\n".join(found)
+        return "\n".join([*found, *note])
 
 
 def _matches(
-    root: Path, base: Path, pattern: str, gitignore: bool, cancelled: Callable[[], bool]
-) -> list[str]:
+    handle: RootedDir, path: str, pattern: str, gitignore: bool, cancelled: Callable[[], bool]
+) -> tuple[list[str], Skipped]:
     found: list[str] = []
-    for path, relative, _is_dir in walk_files(root, base, gitignore=gitignore, cancelled=cancelled):
-        local = path.relative_to(base).as_posix()
-        if wcglob.globmatch(local, pattern, flags=GLOB_FLAGS):
-            found.append(relative)
-    return sorted(found)
+    skipped = Skipped()
+    with handle.open(path, expect="directory") as base:
+        for entry in walk_files(
+            handle, base, gitignore=gitignore, cancelled=cancelled, skipped=skipped
+        ):
+            if not wcglob.globmatch(entry.local, pattern, flags=GLOB_FLAGS):
+                continue
+            reason = skip_reason(handle, entry)
+            if reason is None:
+                found.append(entry.relative)
+            else:
+                skipped.add(reason)
+    return sorted(found), skipped

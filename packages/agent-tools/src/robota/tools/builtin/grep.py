@@ -5,17 +5,22 @@ UTF-8 in the first 8 KiB) are skipped; ``include``/``exclude`` globs filter file
 relative to the searched directory (a glob without ``/`` matches the file name at any depth).
 Output looks like ``grep -n``: ``path:line:text`` for matches, ``path-line-text`` for context
 lines, ``--`` between separate groups.
+
+Files are found and opened through the workspace's rooted handle (:mod:`robota.tools._walk`):
+a symlink is searched only when it leads to a regular file inside the workspace, FIFOs,
+sockets and devices are never opened, and the result ends with a line saying how many
+selected entries were skipped and why (``[1 entry skipped: symlink leaving the workspace]``).
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TextIO
 
 import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,12 +31,13 @@ from robota.core.tools.base import (
     ToolContext,
     ToolOutput,
 )
-from robota.tools._walk import walk_files
+from robota.tools._walk import Skipped, open_for_reading, walk_files
 from robota.tools.bounds import DEFAULT_BOUNDS, OutputBounds, bound_text
 from robota.tools.builtin._base import BuiltinTool
-from robota.tools.builtin._files import looks_binary, read_head
+from robota.tools.builtin._files import SNIFF_BYTES, looks_binary
 from robota.tools.builtin.glob import GLOB_FLAGS
 from robota.tools.errors import ToolUsageError
+from robota.tools.rooted import OpenedEntry, RootedDir
 from robota.tools.workspace import Workspace
 from wcmatch import glob as wcglob
 
@@ -77,7 +83,9 @@ class GrepTool(BuiltinTool[GrepArgs]):
 
     The search stops after ``max_matches`` matching lines (the note says so); the output is
     then cut to ``bounds``. No match gives ``"No matches for ..."`` (not an error). An invalid
-    regular expression is an error result.
+    regular expression is an error result. When selected entries were left out (a symlink
+    leaving the workspace, a FIFO, socket or device, a broken link), a last line says how many
+    and why, e.g. ``[2 entries skipped: symlink leaving the workspace]``.
 
     Args:
         workspace: Paths are resolved and contained here.
@@ -108,9 +116,6 @@ class GrepTool(BuiltinTool[GrepArgs]):
             regex = re.compile(args.pattern, re.IGNORECASE if args.ignore_case else 0)
         except re.error as error:
             raise ToolUsageError(f"invalid regular expression {args.pattern!r}: {error}") from error
-        base = self.workspace.resolve(args.path)
-        if not base.exists():
-            raise ToolUsageError(f"path not found: {self.workspace.display(base)}")
         search = _Search(
             regex=regex,
             include=tuple(args.include),
@@ -119,26 +124,24 @@ class GrepTool(BuiltinTool[GrepArgs]):
             max_matches=self.max_matches,
         )
         work = functools.partial(
-            _grep, self.workspace.root, base, search, not args.include_ignored, ctx.is_cancelled
+            _grep,
+            self.workspace.handle,
+            args.path,
+            search,
+            not args.include_ignored,
+            ctx.is_cancelled,
         )
-        lines, matches, stopped = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+        lines, matches, stopped, skipped = await anyio.to_thread.run_sync(
+            work, abandon_on_cancel=True
+        )
+        note = f"\n{skipped.note()}" if skipped else ""
         if matches == 0:
-            return f"No matches for {args.pattern!r}"
+            return f"No matches for {args.pattern!r}{note}"
         text = "\n".join(lines)
         if stopped:
             text += f"\n[search stopped after {self.max_matches} matching lines; narrow the pattern or path]"
-        return bound_text(text, self.bounds, hint="narrow the pattern or path").text
-
-
-def _files(
-    root: Path, base: Path, gitignore: bool, cancelled: Callable[[], bool]
-) -> Iterator[tuple[Path, str, str]]:
-    if base.is_file():
-        relative = base.relative_to(root).as_posix()
-        yield base, relative, base.name
-        return
-    for path, relative, _is_dir in walk_files(root, base, gitignore=gitignore, cancelled=cancelled):
-        yield path, relative, path.relative_to(base).as_posix()
+        bounded = bound_text(text, self.bounds, hint="narrow the pattern or path").text
+        return bounded + note
 
 
 def _selected(local: str, search: _Search) -> bool:
@@ -150,52 +153,75 @@ def _selected(local: str, search: _Search) -> bool:
 
 
 def _grep(
-    root: Path, base: Path, search: _Search, gitignore: bool, cancelled: Callable[[], bool]
-) -> tuple[list[str], int, bool]:
+    handle: RootedDir,
+    path: str,
+    search: _Search,
+    gitignore: bool,
+    cancelled: Callable[[], bool],
+) -> tuple[list[str], int, bool, Skipped]:
     out: list[str] = []
     matches = 0
-    for path, relative, local in _files(root, base, gitignore, cancelled):
-        if cancelled():
-            break
-        if not _selected(local, search) or not path.is_file():
-            continue
-        try:
-            if looks_binary(read_head(path)):
+    skipped = Skipped()
+    with handle.open(path) as base:
+        if not base.is_dir:
+            if _selected(base.parts[-1], search):
+                matches, stopped = _grep_opened(base, base.relative, search, out, matches)
+                return out, matches, stopped, skipped
+            return out, matches, False, skipped
+        for entry in walk_files(
+            handle, base, gitignore=gitignore, cancelled=cancelled, skipped=skipped
+        ):
+            if cancelled():
+                break
+            if not _selected(entry.local, search):
                 continue
-            matches, stopped = _grep_file(path, relative, search, out, matches)
-        except OSError:
-            continue
-        if stopped:
-            return out, matches, True
-    return out, matches, False
+            opened = open_for_reading(handle, entry, skipped)
+            if opened is None:
+                continue
+            with opened:
+                matches, stopped = _grep_opened(opened, entry.relative, search, out, matches)
+            if stopped:
+                return out, matches, True, skipped
+    return out, matches, False, skipped
+
+
+def _grep_opened(
+    opened: OpenedEntry, relative: str, search: _Search, out: list[str], matches: int
+) -> tuple[int, bool]:
+    try:
+        if looks_binary(opened.read_head(SNIFF_BYTES)):
+            return matches, False
+        with os.fdopen(opened.fd, "r", encoding="utf-8", errors="replace", closefd=False) as handle:
+            return _grep_file(handle, relative, search, out, matches)
+    except OSError:
+        return matches, False
 
 
 def _grep_file(
-    path: Path, relative: str, search: _Search, out: list[str], matches: int
+    handle: TextIO, relative: str, search: _Search, out: list[str], matches: int
 ) -> tuple[int, bool]:
     before: deque[tuple[int, str]] = deque(maxlen=search.context)
     after = 0
     last_printed = 0
-    with path.open("r", encoding="utf-8", errors="replace") as handle:
-        for number, raw in enumerate(handle, start=1):
-            line = raw.rstrip("\r\n")
-            if search.regex.search(line):
-                if matches >= search.max_matches:
-                    return matches, True
-                first = before[0][0] if before else number
-                if search.context and out and (last_printed == 0 or first > last_printed + 1):
-                    out.append("--")
-                for ctx_number, ctx_line in before:
-                    out.append(f"{relative}-{ctx_number}-{ctx_line}")
-                before.clear()
-                out.append(f"{relative}:{number}:{line}")
-                last_printed = number
-                matches += 1
-                after = search.context
-            elif after > 0:
-                out.append(f"{relative}-{number}-{line}")
-                last_printed = number
-                after -= 1
-            elif search.context:
-                before.append((number, line))
+    for number, raw in enumerate(handle, start=1):
+        line = raw.rstrip("\r\n")
+        if search.regex.search(line):
+            if matches >= search.max_matches:
+                return matches, True
+            first = before[0][0] if before else number
+            if search.context and out and (last_printed == 0 or first > last_printed + 1):
+                out.append("--")
+            for ctx_number, ctx_line in before:
+                out.append(f"{relative}-{ctx_number}-{ctx_line}")
+            before.clear()
+            out.append(f"{relative}:{number}:{line}")
+            last_printed = number
+            matches += 1
+            after = search.context
+        elif after > 0:
+            out.append(f"{relative}-{number}-{line}")
+            last_printed = number
+            after -= 1
+        elif search.context:
+            before.append((number, line))
     return matches, False

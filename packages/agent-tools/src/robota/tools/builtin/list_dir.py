@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import os
-from pathlib import Path
+import stat
 from typing import Any, ClassVar
 
 import anyio.to_thread
@@ -16,7 +17,8 @@ from robota.core.tools.base import (
     ToolOutput,
 )
 from robota.tools.builtin._base import BuiltinTool
-from robota.tools.errors import ToolUsageError
+from robota.tools.errors import NotADirectoryPathError, ToolUsageError
+from robota.tools.rooted import RootedDir, kind_of
 from robota.tools.workspace import Workspace
 
 __all__ = ["ListDirArgs", "ListDirTool"]
@@ -33,9 +35,12 @@ class ListDirArgs(BaseModel):
 class ListDirTool(BuiltinTool[ListDirArgs]):
     """List one directory inside the workspace, sorted by name.
 
-    One entry per line: ``name/`` for a directory, ``name -> target`` for a symlink,
-    ``name  (N bytes)`` for a file. At most ``max_entries`` entries, then a line saying how many
-    were left out.
+    One entry per line: ``name/`` for a directory, ``name -> target`` for a symlink (with
+    ``(leads outside the workspace; not followed)``, ``(broken symlink)`` or
+    ``(symlink loop)`` when that is where it goes), ``name  (N bytes)`` for a file and
+    ``name  (FIFO)`` (``socket``, ``character device`` ...) for a special file. At most
+    ``max_entries`` entries, then a line saying how many were left out. The directory is
+    opened through the workspace's rooted handle and listed through its descriptor.
 
     Args:
         workspace: Paths are resolved and contained here.
@@ -54,13 +59,8 @@ class ListDirTool(BuiltinTool[ListDirArgs]):
         self.max_entries = max_entries
 
     async def run(self, args: ListDirArgs, ctx: ToolContext[Any]) -> ToolOutput:
-        path = self.workspace.resolve(args.path)
-        shown = self.workspace.display(path)
-        if not path.exists():
-            raise ToolUsageError(f"directory not found: {shown}")
-        if not path.is_dir():
-            raise ToolUsageError(f"{shown} is a file, not a directory; use read_file")
-        lines = await anyio.to_thread.run_sync(_entries, path)
+        listing = functools.partial(_entries, self.workspace.handle, args.path)
+        shown, lines = await anyio.to_thread.run_sync(listing, abandon_on_cancel=True)
         if not lines:
             return f"({shown} is empty)"
         header = f"{shown}/ ({len(lines)} entries)"
@@ -70,18 +70,43 @@ class ListDirTool(BuiltinTool[ListDirArgs]):
         return "\n".join([header, *lines])
 
 
-def _entries(path: Path) -> list[str]:
+_LINK_NOTES = {
+    "outside": "  (leads outside the workspace; not followed)",
+    "missing": "  (broken symlink)",
+    "loop": "  (symlink loop)",
+}
+
+
+def _entries(handle: RootedDir, path: str) -> tuple[str, list[str]]:
+    """List the directory opened through the handle (``os.scandir`` on its descriptor)."""
+    try:
+        opened = handle.open(path, expect="directory")
+    except NotADirectoryPathError as error:
+        if error.kind == "regular file":
+            raise ToolUsageError(
+                f"{error.path} is a file, not a directory; use read_file"
+            ) from error
+        raise
     lines: list[str] = []
-    for entry in sorted(os.scandir(path), key=lambda e: e.name):
+    with opened:
+        with os.scandir(opened.fd) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
+        for entry in entries:
+            relative = f"{opened.relative}/{entry.name}" if opened.relative else entry.name
+            lines.append(_describe(handle, entry, relative, opened.fd))
+    return opened.display, lines
+
+
+def _describe(handle: RootedDir, entry: os.DirEntry[str], relative: str, dir_fd: int) -> str:
+    try:
         if entry.is_symlink():
-            lines.append(f"{entry.name} -> {os.readlink(entry.path)}")
-        elif entry.is_dir():
-            lines.append(f"{entry.name}/")
-        else:
-            try:
-                size = entry.stat().st_size
-            except OSError:
-                lines.append(entry.name)
-                continue
-            lines.append(f"{entry.name}  ({size} bytes)")
-    return lines
+            target = os.readlink(entry.name, dir_fd=dir_fd)
+            return f"{entry.name} -> {target}{_LINK_NOTES.get(handle.probe(relative), '')}"
+        if entry.is_dir(follow_symlinks=False):
+            return f"{entry.name}/"
+        info = entry.stat(follow_symlinks=False)
+    except OSError:  # changed since the listing
+        return entry.name
+    if stat.S_ISREG(info.st_mode):
+        return f"{entry.name}  ({info.st_size} bytes)"
+    return f"{entry.name}  ({kind_of(info.st_mode)})"

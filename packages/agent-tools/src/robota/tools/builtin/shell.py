@@ -7,6 +7,15 @@ working directory inside the workspace. Stdout and stderr are captured together,
 head and tail of long output. On timeout or cancellation the whole process group is stopped
 (``SIGTERM``, grace, ``SIGKILL``), grandchildren included; once the command ends, whatever it
 left running in its group is stopped the same way (use ``run_in_background`` for servers).
+
+Every command goes through the tool's sandbox (issue 11; :mod:`robota.core.host.sandbox`,
+bubblewrap in :mod:`robota.tools.sandbox`). A call the permission gate decided ``inspect`` (a
+read-only command line, ``ToolContext.effective_risk``) runs ``read_only`` and never with the
+network; any other call runs ``workspace_write``, with the network only when the tool was built
+with ``allow_network=True`` (all or nothing: bubblewrap cannot apply the egress policy per host).
+The tool's permission argument says ``sandboxed_inspect=True`` only when the sandbox's probed
+guarantees include a read-only filesystem and no network; otherwise a read-only line is not
+auto-approved and asks like any other command.
 """
 
 from __future__ import annotations
@@ -18,6 +27,13 @@ from typing import Any, ClassVar
 
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
+from robota.core.host.sandbox import (
+    NoSandbox,
+    Sandbox,
+    SandboxError,
+    SandboxGuarantees,
+    SandboxProfile,
+)
 from robota.core.tools.base import (
     ArgumentKind,
     PermissionArgument,
@@ -34,7 +50,12 @@ from robota.tools.bounds import (
     head_tail_lines,
 )
 from robota.tools.builtin._base import BuiltinTool
-from robota.tools.builtin._process import DEFAULT_KILL_GRACE, fresh_environment, terminate_group
+from robota.tools.builtin._process import (
+    DEFAULT_KILL_GRACE,
+    profile_for,
+    sandboxed_command,
+    terminate_group,
+)
 from robota.tools.builtin.background import BackgroundShells, BackgroundStatus
 from robota.tools.errors import ToolUsageError
 from robota.tools.workspace import Workspace
@@ -50,6 +71,23 @@ __all__ = [
 
 _DRAIN_AFTER_EXIT = 0.5
 """Seconds the output pipe may stay open after the shell exits (a left-behind child holding it)."""
+
+_DESCRIPTION = (
+    "Run a bash command in the workspace and return its combined stdout/stderr and exit "
+    "code. Long-running commands (servers, watchers) should use run_in_background=true."
+)
+
+
+def _sandbox_note(guarantees: SandboxGuarantees, allow_network: bool) -> str:
+    """What the model should know about the sandbox its commands run in."""
+    notes: list[str] = []
+    if guarantees.workspace_only_writes:
+        notes.append("only the workspace and a private /tmp are writable")
+    if guarantees.network_isolated:
+        notes.append("network access is allowed" if allow_network else "there is no network access")
+    if not notes:
+        return ""
+    return f"Commands run in a sandbox: {'; '.join(notes)}."
 
 
 class ShellArgs(BaseModel):
@@ -82,27 +120,33 @@ class ShellTool(BuiltinTool[ShellArgs]):
 
     Args:
         workspace: The working directory must be inside it.
+        sandbox: Where commands run (see the module docstring); None: :class:`NoSandbox`,
+            nothing enforced, so read-only lines are never auto-approved.
+        allow_network: Let ``workspace_write`` commands reach the network (``read_only`` ones
+            never do).
         background: Manager for ``run_in_background``; without one such calls are refused.
         env: Variables laid over a copy of ``os.environ``.
         default_timeout: Seconds, when the call gives none (120).
         max_timeout: Upper bound on a call's timeout, seconds (600).
         kill_grace: Seconds between ``SIGTERM`` and ``SIGKILL``.
         bounds: Output limits.
+
+    Attributes:
+        permission_argument: ``command`` (a ``COMMAND``, working directory from ``cwd``), with
+            ``sandboxed_inspect`` from the sandbox's guarantees.
     """
 
     name = "shell"
-    description = (
-        "Run a bash command in the workspace and return its combined stdout/stderr and exit "
-        "code. Long-running commands (servers, watchers) should use run_in_background=true."
-    )
+    description = _DESCRIPTION
     risk = RiskClass.EXECUTE
-    permission_argument = PermissionArgument(key="command", kind=ArgumentKind.COMMAND)
     args_model: ClassVar[type[BaseModel]] = ShellArgs
 
     def __init__(
         self,
         workspace: Workspace,
         *,
+        sandbox: Sandbox | None = None,
+        allow_network: bool = False,
         background: BackgroundShells | None = None,
         env: Mapping[str, str] | None = None,
         default_timeout: float = 120.0,
@@ -111,6 +155,20 @@ class ShellTool(BuiltinTool[ShellArgs]):
         bounds: OutputBounds = DEFAULT_BOUNDS,
     ) -> None:
         self.workspace = workspace
+        self.sandbox: Sandbox = (
+            sandbox if sandbox is not None else NoSandbox("no sandbox was given to the shell tool")
+        )
+        self.allow_network = allow_network
+        guarantees = self.sandbox.guarantees
+        self.permission_argument = PermissionArgument(
+            key="command",
+            kind=ArgumentKind.COMMAND,
+            cwd_key="cwd",
+            sandboxed_inspect=guarantees.confines_inspect,
+        )
+        note = _sandbox_note(guarantees, allow_network)
+        if note:
+            self.description = f"{_DESCRIPTION} {note}"
         self.background = background
         self.env = dict(env or {})
         self.default_timeout = default_timeout
@@ -126,24 +184,30 @@ class ShellTool(BuiltinTool[ShellArgs]):
 
     async def run(self, args: ShellArgs, ctx: ToolContext[Any]) -> ToolOutput:
         cwd = self._cwd(args.cwd)
-        if args.run_in_background:
-            if self.background is None:
-                raise ToolUsageError("background commands are not available in this session")
-            status = self.background.start(args.command, cwd=cwd)
-            return (
-                f"Started background task {status.task_id} (pid {status.pid}); output streams "
-                f"to {status.output_path}. Use shell_output with task_id={status.task_id!r} "
-                "to read it and shell_kill to stop it."
+        profile = profile_for(ctx.effective_risk)
+        try:
+            if args.run_in_background:
+                return self._start_background(args.command, cwd, profile)
+            launch = sandboxed_command(
+                args.command,
+                sandbox=self.sandbox,
+                profile=profile,
+                workspace=self.workspace.root,
+                cwd=cwd,
+                allow_network=self.allow_network,
+                env=self.env,
             )
+        except SandboxError as error:
+            raise ToolUsageError(f"the sandbox refused the command: {error.message}") from error
         timeout = min(args.timeout or self.default_timeout, self.max_timeout)
         buffer = HeadTailBuffer(self.bounds.max_bytes)
         process = await anyio.open_process(
-            ["/bin/bash", "-c", args.command],
+            launch.argv,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
-            cwd=cwd,
-            env=fresh_environment(self.env),
+            cwd=launch.cwd,
+            env=launch.env,
             start_new_session=True,
         )
         stdout = process.stdout
@@ -180,6 +244,23 @@ class ShellTool(BuiltinTool[ShellArgs]):
             )
         code = process.returncode
         return ToolReturn.text(f"{shown}\n[exit code: {code}]", is_error=code != 0)
+
+    def _start_background(self, command: str, cwd: Path, profile: SandboxProfile) -> str:
+        if self.background is None:
+            raise ToolUsageError("background commands are not available in this session")
+        status = self.background.start(
+            command,
+            cwd=cwd,
+            sandbox=self.sandbox,
+            workspace=self.workspace.root,
+            profile=profile,
+            allow_network=self.allow_network,
+        )
+        return (
+            f"Started background task {status.task_id} (pid {status.pid}); output streams "
+            f"to {status.output_path}. Use shell_output with task_id={status.task_id!r} "
+            "to read it and shell_kill to stop it."
+        )
 
     def _render(self, buffer: HeadTailBuffer) -> str:
         output = buffer.text().rstrip("\n")

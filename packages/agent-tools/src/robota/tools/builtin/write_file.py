@@ -3,6 +3,7 @@ tools; seed 000, "Path Containment")."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any, ClassVar
 
 import anyio.to_thread
@@ -15,7 +16,6 @@ from robota.core.tools.base import (
     ToolOutput,
 )
 from robota.tools.builtin._base import BuiltinTool
-from robota.tools.errors import ToolUsageError
 from robota.tools.workspace import Workspace
 
 __all__ = ["WriteFileArgs", "WriteFileTool"]
@@ -34,8 +34,13 @@ class WriteFileTool(BuiltinTool[WriteFileArgs]):
     """Write ``content`` (UTF-8) to a file inside the workspace, creating missing parent
     directories; an existing file is replaced.
 
-    The result says how many bytes and lines were written. A path that is a directory, or one
-    outside the workspace (symlinks resolved), is an error result.
+    The write goes through the workspace's rooted handle
+    (:meth:`~robota.tools.rooted.RootedDir.replace_file`): a new file is created beside the
+    target and renamed over it, so a hard link to a file outside the workspace is never written
+    through and a reader never sees half a file; an existing file keeps its permission bits.
+    The result says how many bytes and lines were written. A path that is a directory, FIFO,
+    socket or device, or one leading outside the workspace (``..``, an absolute path elsewhere,
+    a symlink), is an error result.
 
     Args:
         workspace: Paths are resolved and contained here.
@@ -55,20 +60,12 @@ class WriteFileTool(BuiltinTool[WriteFileArgs]):
         self.workspace = workspace
 
     async def run(self, args: WriteFileArgs, ctx: ToolContext[Any]) -> ToolOutput:
-        path = self.workspace.resolve(args.path)
-        shown = self.workspace.display(path)
-        if path.is_dir():
-            raise ToolUsageError(f"{shown} is a directory")
         data = args.content.encode("utf-8")
-        existed = path.exists()
-
-        def write() -> None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-
-        await anyio.to_thread.run_sync(write)
+        write = functools.partial(self.workspace.handle.replace_file, args.path, data)
+        # Not abandoned on cancel: the result must say whether the file was replaced.
+        replaced = await anyio.to_thread.run_sync(write)
         lines = args.content.count("\n") + (
             0 if args.content.endswith("\n") or not args.content else 1
         )
-        verb = "Overwrote" if existed else "Created"
-        return f"{verb} {shown} ({len(data)} bytes, {lines} lines)"
+        verb = "Overwrote" if replaced.existed else "Created"
+        return f"{verb} {replaced.display} ({len(data)} bytes, {lines} lines)"
