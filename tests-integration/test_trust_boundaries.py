@@ -835,7 +835,13 @@ def _row4_cases() -> list[Case]:
 
 def _user_bash_env(world: World, url: str) -> None:
     _env_attack({})(world, url)
-    settings = {**user_profile(url), "env": {"BASH_ENV": str(world.project / "evil.sh")}}
+    # With BASH_ENV set, `ls` is no longer a read-only line (it sources a script), so the user
+    # allows it explicitly: the control shows the user's own variable does take effect.
+    settings = {
+        **user_profile(url),
+        "env": {"BASH_ENV": str(world.project / "evil.sh")},
+        "permissions": {"allow": ["shell(ls)"]},
+    }
     world.user_settings(settings)
     (world.project / ".robota" / "settings.json").unlink()
 

@@ -269,8 +269,6 @@ def outsider_catastrophic_attempts() -> list[Attempt]:
         ("archiver", "zip -qrm z.zip *", (), None),
         ("git", "git rm -rqf .", (), _COMMIT_ALL),
         ("git", "git rm -rqf -- '*'", (), _COMMIT_ALL),
-        ("git", "git stash -u -q", (), _UNTRACKED),
-        ("git", "git stash --all -q", (), _UNTRACKED),
         (
             "runner",
             "tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec='rm -rf @WS@' .",
@@ -308,6 +306,13 @@ def outsider_catastrophic_attempts() -> list[Attempt]:
     ]
     # Non-recursive removal of every file (documented as not covered for ``rm``): a limit.
     out.append(attempt("catastrophic/shred", "shred -u *", limit=True))
+    # ``git stash -u``/``--all`` moves untracked (and ignored) files into a stash commit:
+    # ``git stash pop`` brings them back, so it is a recoverable change, not a catastrophic
+    # removal (documented limit).
+    out += [
+        attempt("catastrophic/git-stash", line, setup=_UNTRACKED, limit=True)
+        for line in ("git stash -u -q", "git stash --all -q")
+    ]
     return out
 
 

@@ -308,3 +308,58 @@ def test_docstring_examples_run(module: str) -> None:
     result = doctest.testmod(importlib.import_module(module))
     assert result.attempted > 0
     assert result.failed == 0
+
+
+# --- outsider red team: hard-linked blob, folder swapped after the check ----------------------
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX links")
+def test_restore_refuses_a_hard_linked_blob(tmp_path: Path) -> None:
+    from robota.core.host.errors import UnsafeStoreEntryError
+
+    tmp_path.chmod(0o700)
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "note.txt").write_text("note\n")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("SECRET\n")
+    victim.chmod(0o600)
+    workspace = Workspace.at(tmp_path / "ws")
+    try:
+        store = CheckpointStore(tmp_path / "cp", workspace=workspace)
+        store.begin_turn("t1")
+        store.snapshot(workspace.root / "note.txt")
+        blob = tmp_path / "cp" / "000001" / "0.bin"
+        blob.unlink()
+        os.link(victim, blob)
+        with pytest.raises(UnsafeStoreEntryError) as caught:
+            CheckpointStore(tmp_path / "cp", workspace=workspace).restore("t1")
+        assert caught.value.problem == "hard_link"
+        assert (tmp_path / "ws" / "note.txt").read_text() == "note\n"
+    finally:
+        workspace.close()
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX links")
+def test_checkpoint_folder_swapped_for_a_link_is_refused(tmp_path: Path) -> None:
+    from robota.core.host.errors import UnsafeStoreEntryError
+
+    tmp_path.chmod(0o700)
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "note.txt").write_text("note\n")
+    victims = tmp_path / "victims"
+    (victims / "000001").mkdir(parents=True, mode=0o700)
+    (victims / "000001" / "keep.txt").write_text("keep\n")
+    workspace = Workspace.at(tmp_path / "ws")
+    try:
+        store = CheckpointStore(tmp_path / "cp", workspace=workspace)
+        store.begin_turn("t1")
+        os.rename(tmp_path / "cp", tmp_path / "moved")
+        os.symlink(victims, tmp_path / "cp")
+        with pytest.raises(UnsafeStoreEntryError):
+            store.discard("t1")
+        with pytest.raises(UnsafeStoreEntryError):
+            store.begin_turn("t2")
+    finally:
+        workspace.close()
+    assert sorted(os.listdir(victims)) == ["000001"]
+    assert (victims / "000001" / "keep.txt").read_text() == "keep\n"

@@ -180,3 +180,53 @@ def test_a_corrupt_owner_only_trust_file_is_a_plain_trust_store_error(
         TrustStore(path=path).get(workspace)
     assert not isinstance(caught.value, UnsafeTrustFileError)
     assert "invalid JSON" in str(caught.value)
+
+
+# --- outsider red team: hard links, a folder swapped after the check, parents ---------------
+
+
+def test_hard_linked_trust_file_is_refused(tmp_path: Path) -> None:
+    tmp_path.chmod(0o700)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    other = TrustStore(path=tmp_path / "other" / "trust.json")
+    other.set(ws, "trusted")
+    store = TrustStore(path=tmp_path / "store" / "trust.json")
+    store.set(ws, "restricted")
+    store.path.unlink()
+    os.link(other.path, store.path)
+    with pytest.raises(UnsafeTrustFileError) as caught:
+        store.get(ws)
+    assert isinstance(caught.value.__cause__, UnsafeStoreEntryError)
+    assert caught.value.__cause__.problem == "hard_link"
+    assert caught.value.path == str(store.path)
+
+
+def test_trust_folder_swapped_for_a_link_is_refused(tmp_path: Path) -> None:
+    tmp_path.chmod(0o700)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    store = TrustStore(path=tmp_path / "store" / "trust.json")
+    store.set(ws, "restricted")
+    victim = TrustStore(path=tmp_path / "victim" / "trust.json")
+    victim.set(ws, "trusted")
+    before = victim.path.read_bytes()
+    os.rename(tmp_path / "store", tmp_path / "moved")
+    os.symlink(tmp_path / "victim", tmp_path / "store")
+    for use in (lambda: store.get(ws), lambda: store.set(ws, "restricted")):
+        with pytest.raises(UnsafeTrustFileError):
+            use()
+    assert victim.path.read_bytes() == before
+
+
+def test_trust_folder_under_a_writable_parent_is_refused(tmp_path: Path) -> None:
+    tmp_path.chmod(0o700)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    with pytest.raises(UnsafeTrustFileError) as caught:
+        TrustStore(path=shared / "trust" / "trust.json").set(ws, "trusted")
+    assert caught.value.path == str(shared)
+    assert isinstance(caught.value.__cause__, InsecurePermissionsError)

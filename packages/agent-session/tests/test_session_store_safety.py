@@ -227,7 +227,8 @@ def test_a_database_folder_others_can_reach_is_refused(tmp_path: Path, use: Use,
     os.chmod(folder, mode)
     with pytest.raises(InsecurePermissionsError) as caught:
         _run(use, folder / "sessions.db")
-    assert caught.value.fix is not None and str(folder) in caught.value.fix
+    assert caught.value.fix is not None
+    assert str(folder) in caught.value.fix
     assert list(folder.iterdir()) == []
     assert _mode(folder) == mode
 
@@ -384,3 +385,85 @@ def test_a_directory_or_fifo_at_the_log_path_is_refused(
     with pytest.raises(UnsafeStoreEntryError) as caught:
         act()
     assert caught.value.found == found
+
+
+# --- outsider red team: hard links, a folder swapped after the check, parents ---------------
+
+
+def _plain_victim(tmp_path: Path) -> Path:
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(b"")
+    victim.chmod(0o600)
+    return victim
+
+
+@pytest.mark.parametrize("name", ["sessions.db", "sessions.db-journal"])
+def test_sqlite_store_refuses_a_hard_linked_file(tmp_path: Path, name: str) -> None:
+    tmp_path.chmod(0o700)
+    folder = tmp_path / "store"
+    folder.mkdir(mode=0o700)
+    victim = _plain_victim(tmp_path)
+    os.link(victim, folder / name)
+    with pytest.raises(UnsafeStoreEntryError) as caught:
+        anyio.run(_use_sessions, folder / "sessions.db")
+    assert caught.value.problem == "hard_link"
+    assert caught.value.path == str(folder / name)
+    assert victim.read_bytes() == b""
+
+
+def test_sqlite_journal_refuses_a_hard_linked_database(tmp_path: Path) -> None:
+    tmp_path.chmod(0o700)
+    (tmp_path / "store").mkdir(mode=0o700)
+    victim = _plain_victim(tmp_path)
+    os.link(victim, tmp_path / "store" / "journal.db")
+    with pytest.raises(UnsafeStoreEntryError) as caught:
+        anyio.run(_use_journal, tmp_path / "store" / "journal.db")
+    assert caught.value.problem == "hard_link"
+    assert victim.read_bytes() == b""
+
+
+def test_event_log_refuses_a_hard_linked_log(tmp_path: Path) -> None:
+    tmp_path.chmod(0o700)
+    folder = tmp_path / "logs"
+    folder.mkdir(mode=0o700)
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(b"SECRET\n")
+    victim.chmod(0o600)
+    os.link(victim, folder / "s1.jsonl")
+    log = EventLog(folder)
+    for use in (lambda: log.append("s1", "probe", {}), lambda: log.read("s1")):
+        with pytest.raises(UnsafeStoreEntryError) as caught:
+            use()
+        assert caught.value.problem == "hard_link"
+    assert victim.read_bytes() == b"SECRET\n"
+
+
+def test_event_log_refuses_its_folder_swapped_for_a_link(tmp_path: Path) -> None:
+    tmp_path.chmod(0o700)
+    folder = tmp_path / "logs"
+    victims = tmp_path / "victims"
+    victims.mkdir(mode=0o700)
+    log = EventLog(folder)
+    log.append("s1", "probe", {"n": 1})
+    os.rename(folder, tmp_path / "moved")
+    os.symlink(victims, folder)
+    for use in (
+        lambda: log.append("s1", "probe", {"n": 2}),
+        lambda: log.append("s2", "probe", {"n": 1}),
+        lambda: log.read("s1"),
+    ):
+        with pytest.raises(UnsafeStoreEntryError) as caught:
+            use()
+        assert caught.value.problem == "symlink"
+    assert os.listdir(victims) == []
+
+
+def test_event_log_refuses_a_folder_under_a_writable_parent(tmp_path: Path) -> None:
+    tmp_path.chmod(0o700)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    with pytest.raises(InsecurePermissionsError) as caught:
+        EventLog(shared / "logs").append("s1", "probe", {})
+    assert caught.value.path == str(shared)
+    assert not (shared / "logs").exists()

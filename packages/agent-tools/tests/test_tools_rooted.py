@@ -363,7 +363,9 @@ async def test_shell_style_resolve_refuses_the_same_paths(
     assert workspace.resolve(".") == workspace.root
 
 
-@pytest.mark.parametrize("module", ["robota.tools.rooted", "robota.tools._walk"])
+@pytest.mark.parametrize(
+    "module", ["robota.tools.rooted", "robota.tools._walk", "robota.tools.builtin._files"]
+)
 def test_docstring_examples_run(module: str) -> None:
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0

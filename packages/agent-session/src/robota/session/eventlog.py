@@ -10,7 +10,11 @@ What already exists is verified before it is used (issue #12, through
 :mod:`robota.core.host.owner_only`): the folder must be an owner-only directory of this account
 (not a link), and a log file is created exclusively or else must be an owner-only regular file
 of this account; it is opened ``O_NOFOLLOW`` (``O_APPEND`` to write), so a planted link is never
-followed and a planted FIFO never opened. A refusal raises
+followed and a planted FIFO never opened; a log file with more than one hard link is refused.
+The folder (and its ancestors) is ensured on the first append, and every append and read then
+opens the folder itself (``O_DIRECTORY | O_NOFOLLOW``, verified owner-only) and the log file
+relative to that descriptor: a folder renamed away and replaced by a link mid-session is
+refused, never followed. A refusal raises
 :class:`~robota.core.host.errors.UnsafeStoreEntryError` or
 :class:`~robota.core.host.errors.InsecurePermissionsError`, naming the path and the fix.
 
@@ -29,7 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from robota.core.host.owner_only import ensure_private_dir, open_private_file, verify_private_dir
+from robota.core.host.owner_only import ensure_private_dir, open_private_file, private_dir
 from robota.core.messages import Message, dump_messages, load_messages
 from robota.session.record import SessionRecord
 from robota.session.store import SessionStoreError
@@ -100,7 +104,7 @@ class EventLog:
         """
         path = self.path(session_id)
         if not self._folder_ready:
-            ensure_private_dir(self._folder)  # verified once per instance: it is ours from here
+            ensure_private_dir(self._folder)  # creates it; checks it and its ancestors
             self._folder_ready = True
         seq = self._seq.get(session_id)
         if seq is None:
@@ -111,11 +115,10 @@ class EventLog:
             {"seq": seq, "ts": entry.ts.isoformat(), "type": type, "data": entry.data},
             separators=(",", ":"),
         )
-        try:
-            fd = open_private_file(path, append=True, create=True)
-        except FileNotFoundError:  # the folder was removed since it was ensured
-            ensure_private_dir(self._folder)
-            fd = open_private_file(path, append=True, create=True)
+        # the folder is opened (not followed) and checked again on every append: a link put in
+        # its place since the last one is refused; a removed folder is created again
+        with private_dir(self._folder, create=True) as folder:
+            fd = open_private_file(path, append=True, create=True, dir_fd=folder)
         try:
             os.write(fd, (line + "\n").encode())
         finally:
@@ -131,14 +134,9 @@ class EventLog:
     def _read_lines(self, path: Path) -> list[str]:
         """The non-blank lines of a log file, verified and opened without following a link
         ([] when the file or the folder does not exist)."""
-        if not self._folder_ready:
-            try:
-                verify_private_dir(self._folder)
-            except FileNotFoundError:
-                return []
-            self._folder_ready = True
         try:
-            fd = open_private_file(path)
+            with private_dir(self._folder) as folder:
+                fd = open_private_file(path, dir_fd=folder)
         except FileNotFoundError:
             return []
         with open(fd, encoding="utf-8") as handle:

@@ -18,7 +18,8 @@ parent's descriptor, so a directory swapped for a symlink after the listing is n
 (the entry is counted as changed). Symlinks are never descended into; they are yielded with
 ``kind="symlink"`` and :func:`open_for_reading` resolves them through the handle, refusing
 one that leaves the workspace. FIFOs, sockets and devices are yielded as ``"special"`` and
-never opened. What a tool leaves out is counted in a :class:`Skipped` tally whose
+never opened. The walk is iterative (no recursion limit) and does not enter directories more
+than :data:`MAX_WALK_DEPTH` levels below its start. What a tool leaves out is counted in a :class:`Skipped` tally whose
 :meth:`Skipped.note` the result carries.
 """
 
@@ -36,8 +37,10 @@ from robota.tools.errors import NotARegularFileError, ToolUsageError
 from robota.tools.rooted import OpenedEntry, RootedDir, open_directory_at, open_regular_at
 
 __all__ = [
+    "MAX_WALK_DEPTH",
     "SKIP_BROKEN",
     "SKIP_CHANGED",
+    "SKIP_DEEP",
     "SKIP_LINKED_DIRECTORY",
     "SKIP_LOOP",
     "SKIP_OUTSIDE",
@@ -56,6 +59,10 @@ SKIP_BROKEN = "broken symlink"
 SKIP_LOOP = "symlink loop"
 SKIP_LINKED_DIRECTORY = "symlink to a directory (not followed)"
 SKIP_CHANGED = "changed or unreadable during the search"
+MAX_WALK_DEPTH = 256
+"""Directories deeper than this below the walk's start are not entered (each level holds a
+descriptor open while its subdirectories are walked)."""
+SKIP_DEEP = f"directory deeper than {MAX_WALK_DEPTH} levels (not searched)"
 
 MAX_GITIGNORE_BYTES = 1 << 20
 """Bytes of one ``.gitignore`` read at most (1 MiB)."""
@@ -189,7 +196,8 @@ def walk_files(
             matched as files, as git does).
         include_dirs: Also yield directories (not ``start`` itself).
         cancelled: Polled between directories; the walk stops once it returns True.
-        skipped: Counts directories that changed between listing and entering.
+        skipped: Counts directories that changed between listing and entering, and those
+            deeper than :data:`MAX_WALK_DEPTH` (not entered).
 
     Yields:
         Entries in sorted order per directory, a directory's entries before its
@@ -222,8 +230,19 @@ def _ancestor_ignores(handle: RootedDir, parts: tuple[str, ...]) -> IgnoreStack:
     return stack
 
 
+@dataclass(kw_only=True, slots=True)
+class _Frame:
+    """One directory of the walk: open as ``fd``, its subdirectories still to enter."""
+
+    fd: int
+    stack: IgnoreStack
+    subdirs: Iterator[tuple[str, str, str]]
+    depth: int
+    owned: bool  # the walk opened ``fd`` (and closes it)
+
+
 def _walk(
-    dir_fd: int,
+    start_fd: int,
     relative: str,
     local: str,
     stack: IgnoreStack,
@@ -232,8 +251,70 @@ def _walk(
     cancelled: Callable[[], bool],
     skipped: Skipped | None,
 ) -> Iterator[WalkEntry]:
+    """Depth-first, without recursion (a tree deeper than Python's recursion limit must not
+    raise ``RecursionError``); directories deeper than :data:`MAX_WALK_DEPTH` below the start
+    are not entered (counted as :data:`SKIP_DEEP`)."""
     if cancelled():
         return
+    subdirs: list[tuple[str, str, str]] = []
+    yield from _list(start_fd, relative, local, stack, gitignore, include_dirs, skipped, subdirs)
+    frames = [_Frame(fd=start_fd, stack=stack, subdirs=iter(subdirs), depth=0, owned=False)]
+    try:
+        while frames:
+            frame = frames[-1]
+            following = next(frame.subdirs, None)
+            if following is None:
+                frames.pop()
+                if frame.owned:
+                    os.close(frame.fd)
+                continue
+            if cancelled():
+                return
+            name, entry_relative, entry_local = following
+            if frame.depth + 1 > MAX_WALK_DEPTH:
+                if skipped is not None:
+                    skipped.add(SKIP_DEEP)
+                continue
+            try:
+                child_fd = open_directory_at(name, frame.fd)
+            except OSError:  # swapped for a symlink, removed, or unreadable since the listing
+                if skipped is not None:
+                    skipped.add(SKIP_CHANGED)
+                continue
+            child = _Frame(
+                fd=child_fd, stack=frame.stack, subdirs=iter(()), depth=frame.depth + 1, owned=True
+            )
+            frames.append(child)
+            child.stack = frame.stack.enter(child_fd, entry_relative) if gitignore else frame.stack
+            found: list[tuple[str, str, str]] = []
+            yield from _list(
+                child_fd,
+                entry_relative,
+                entry_local,
+                child.stack,
+                gitignore,
+                include_dirs,
+                skipped,
+                found,
+            )
+            child.subdirs = iter(found)
+    finally:
+        for frame in frames:
+            if frame.owned:
+                os.close(frame.fd)
+
+
+def _list(
+    dir_fd: int,
+    relative: str,
+    local: str,
+    stack: IgnoreStack,
+    gitignore: bool,
+    include_dirs: bool,
+    skipped: Skipped | None,
+    subdirs: list[tuple[str, str, str]],
+) -> Iterator[WalkEntry]:
+    """Yield the entries of one directory; append its subdirectories to enter to ``subdirs``."""
     try:
         with os.scandir(dir_fd) as listing:
             entries = sorted(listing, key=lambda e: e.name)
@@ -241,7 +322,6 @@ def _walk(
         if skipped is not None:
             skipped.add(SKIP_CHANGED)
         return
-    subdirs: list[tuple[str, str, str]] = []
     for entry in entries:
         name = entry.name
         entry_relative = f"{relative}/{name}" if relative else name
@@ -269,29 +349,6 @@ def _walk(
         yield WalkEntry(
             relative=entry_relative, local=entry_local, name=name, kind=kind, dir_fd=dir_fd
         )
-    for name, entry_relative, entry_local in subdirs:
-        if cancelled():
-            return
-        try:
-            child_fd = open_directory_at(name, dir_fd)
-        except OSError:  # swapped for a symlink, removed, or unreadable since the listing
-            if skipped is not None:
-                skipped.add(SKIP_CHANGED)
-            continue
-        try:
-            child = stack.enter(child_fd, entry_relative) if gitignore else stack
-            yield from _walk(
-                child_fd,
-                entry_relative,
-                entry_local,
-                child,
-                gitignore,
-                include_dirs,
-                cancelled,
-                skipped,
-            )
-        finally:
-            os.close(child_fd)
 
 
 def skip_reason(handle: RootedDir, entry: WalkEntry) -> str | None:

@@ -191,6 +191,61 @@ def open_regular_at(name: str, dir_fd: int, *, shown: str | None = None) -> int:
     return fd
 
 
+def _open_root(root: str) -> int:
+    """Open the canonical directory path ``root`` for reading by walking it from ``/`` (or the
+    working directory, for a relative path) one component at a time, never following a symlink.
+
+    Raises:
+        PathChangedError: A component is a symlink (the canonical path changed since it was
+            canonicalized) or a ``..`` (the path is not canonical).
+        OSError: A component is missing, not a directory or not accessible, as raised.
+    """
+    names = [name for name in root.split("/") if name not in ("", ".")]
+    # The ancestors are only passed through: O_PATH (Linux) needs no read permission and is
+    # not reported as an open of them (inotify); the root itself is opened for reading.
+    through = (_O_PATH or _O) | _DIRECTORY | _CLOEXEC
+    start = "/" if root.startswith("/") else "."
+    fd = os.open(start, through if names else _O | _DIRECTORY | _CLOEXEC)
+    try:
+        for index, name in enumerate(names):
+            if name == "..":
+                raise PathChangedError(
+                    f"workspace root {root!r} is not canonical (it holds '..')",
+                    root=root,
+                    candidate=root,
+                )
+            last = index == len(names) - 1
+            try:
+                child = (
+                    open_directory_at(name, fd)
+                    if last
+                    else os.open(name, through | _NOFOLLOW, dir_fd=fd)
+                )
+            except OSError as error:
+                if error.errno in (errno.ELOOP, errno.EMLINK, errno.ENOTDIR):
+                    with contextlib.suppress(OSError):
+                        if stat.S_ISLNK(os.lstat(name, dir_fd=fd).st_mode):
+                            shown = "/" + "/".join(names[: index + 1])
+                            raise PathChangedError(
+                                f"workspace root {root!r} changed since it was canonicalized: "
+                                f"{shown!r} is a symlink now; not followed",
+                                root=root,
+                                candidate=root,
+                            ) from error
+                raise
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _rebuild(root: str, identity: tuple[int, int] | None) -> RootedDir:
+    """Unpickle a :class:`RootedDir` (it opens the root again, checking ``identity``)."""
+    return RootedDir(root, identity=identity)
+
+
 def _not_regular(shown: str, mode: int) -> NotARegularFileError:
     kind = kind_of(mode)
     if stat.S_ISDIR(mode):
@@ -241,8 +296,22 @@ class OpenedEntry:
         not move)."""
         return os.pread(self.fd, size, 0)
 
+    def read_up_to(self, size: int) -> bytes:
+        """Return the file's bytes from its start, at most ``size`` of them (fewer only at the
+        end of the file); memory stays bounded however large the file is or grows."""
+        chunks: list[bytes] = []
+        offset = 0
+        while offset < size:
+            chunk = os.pread(self.fd, min(1 << 20, size - offset), offset)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            offset += len(chunk)
+        return b"".join(chunks)
+
     def read_all(self) -> bytes:
-        """Return the whole file (from its start)."""
+        """Return the whole file (from its start). Unbounded: a sparse or growing file can
+        exhaust memory; the tools use :meth:`read_up_to`."""
         chunks: list[bytes] = []
         offset = 0
         while True:
@@ -336,16 +405,29 @@ class RootedDir:
     worker thread in async code. Methods may run concurrently from several threads; do not
     :meth:`close` while one is in flight.
 
-    Copying or pickling gives a handle that opens the root path again.
+    The root is opened by walking its canonical path from ``/`` one component at a time with
+    ``O_NOFOLLOW | O_DIRECTORY``: the path was canonical (no symlinks), so a component that is a
+    symlink now means the path changed since it was canonicalized (say, the root swapped for a
+    link to elsewhere), and the open fails with :class:`~robota.tools.errors.PathChangedError`
+    instead of following it. The ``(st_dev, st_ino)`` of the first open is remembered.
+
+    Copying or pickling gives a handle that opens the root path again, the same way, and
+    refuses (:class:`~robota.tools.errors.PathChangedError`) a directory other than the one
+    the original handle had opened (the identity travels with the copy; a pickle taken to
+    another machine therefore does not open there).
 
     Args:
         root: The root directory: an absolute, canonical path (no symlinks among its
             components), as :func:`robota.core.host.paths.canonical_path` returns.
+        identity: ``(st_dev, st_ino)`` the root must have when opened (None: any).
     """
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
+    def __init__(
+        self, root: str | os.PathLike[str], *, identity: tuple[int, int] | None = None
+    ) -> None:
         self._root = Path(root)
         self._root_text = os.fspath(root)
+        self._identity = identity
         self._fd: int | None = None
         self._closed = False
         self._lock = threading.Lock()
@@ -367,7 +449,21 @@ class RootedDir:
             if self._closed:
                 raise ValueError(f"rooted directory handle on {self._root_text!r} is closed")
             if self._fd is None:
-                fd = os.open(self._root_text, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+                fd = _open_root(self._root_text)
+                try:
+                    info = os.fstat(fd)
+                    identity = (info.st_dev, info.st_ino)
+                    if self._identity is not None and identity != self._identity:
+                        raise PathChangedError(
+                            f"workspace root {self._root_text!r} is no longer the directory "
+                            "this handle was first opened on (it was replaced)",
+                            root=self._root_text,
+                            candidate=self._root_text,
+                        )
+                except BaseException:
+                    os.close(fd)
+                    raise
+                self._identity = identity
                 self._fd = fd
                 self._finalizer = weakref.finalize(self, _close_quietly, fd)
             return self._fd
@@ -386,8 +482,15 @@ class RootedDir:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __reduce__(self) -> tuple[type[RootedDir], tuple[str]]:
-        return (RootedDir, (self._root_text,))
+    @property
+    def identity(self) -> tuple[int, int] | None:
+        """``(st_dev, st_ino)`` of the root directory once opened (or as given), else None."""
+        return self._identity
+
+    def __reduce__(
+        self,
+    ) -> tuple[Callable[..., RootedDir], tuple[str, tuple[int, int] | None]]:
+        return (_rebuild, (self._root_text, self._identity))
 
     def __repr__(self) -> str:
         return f"RootedDir({self._root_text!r})"

@@ -40,7 +40,12 @@ class Workspace:
     """A canonical root directory that tool paths must stay inside.
 
     Build it with :meth:`at`, which canonicalizes the root once and opens it; the constructor
-    takes an already-canonical root as is and opens it on first use. The descriptor is
+    takes an already-canonical root as is and opens it on first use. The root is opened by
+    walking its canonical path from ``/`` without following a symlink (see
+    :class:`~robota.tools.rooted.RootedDir`), so a root swapped for a link after it was
+    canonicalized is refused (:class:`~robota.tools.errors.PathChangedError`), not followed;
+    a copy or unpickled workspace opens its root the same way and refuses a directory other
+    than the one the original had opened. The descriptor is
     ``O_CLOEXEC`` (a forked child shares it, an ``exec``-ed program does not get it) and is
     closed by :meth:`close` or when the workspace is garbage-collected.
 
@@ -63,7 +68,9 @@ class Workspace:
 
         Raises:
             ConfigurationError: ``root`` does not exist or is not a directory.
-            InvalidPathError: ``root`` holds a NUL byte or runs into a symlink loop.
+            InvalidPathError: ``root`` holds a NUL byte or runs into a symlink loop;
+                :class:`~robota.tools.errors.PathChangedError` when a component of the
+                canonical root became a symlink before it was opened (a concurrent swap).
         """
         canonical = canonical_path(root)
         if not canonical.is_dir():

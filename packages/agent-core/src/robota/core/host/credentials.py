@@ -38,7 +38,12 @@ from robota.core.host.errors import (
     InvalidCredentialKeyError,
     OwnerOnlyError,
 )
-from robota.core.host.owner_only import ensure_private_dir, read_private_file, write_private_file
+from robota.core.host.owner_only import (
+    ensure_private_dir,
+    private_dir,
+    read_private_file,
+    write_private_file,
+)
 
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
@@ -152,7 +157,10 @@ class FileCredentialStore:
     The file (``{"version": 1, "credentials": {service: {account: secret}}}``) is written
     atomically with mode 0600 inside a 0700 directory through
     :mod:`robota.core.host.owner_only`. A missing file is an empty store; a file that cannot be
-    read or parsed, or that others can read, raises :class:`CredentialStoreError`.
+    read or parsed, or that others can read, raises :class:`CredentialStoreError`. Every read
+    and write opens the folder first (``O_NOFOLLOW``, verified owner-only) and reaches the file
+    through that descriptor, so a folder swapped for a link since the last call is refused, not
+    followed; a hard-linked file is refused too.
 
     Args:
         path: The JSON file, e.g. ``~/.robota/credentials.json``.
@@ -163,7 +171,8 @@ class FileCredentialStore:
 
     def _load(self) -> _CredentialFile:
         try:
-            raw = read_private_file(self._path)
+            with private_dir(self._path.parent) as folder:
+                raw = read_private_file(self._path, dir_fd=folder)
         except FileNotFoundError:
             return _CredentialFile()
         except (OSError, OwnerOnlyError) as error:
@@ -176,7 +185,10 @@ class FileCredentialStore:
     def _save(self, data: _CredentialFile) -> None:
         try:
             ensure_private_dir(self._path.parent)
-            write_private_file(self._path, data.model_dump_json(indent=2).encode("utf-8"))
+            with private_dir(self._path.parent) as folder:
+                write_private_file(
+                    self._path, data.model_dump_json(indent=2).encode("utf-8"), dir_fd=folder
+                )
         except (OSError, OwnerOnlyError) as error:
             raise CredentialStoreError(f"cannot write {str(self._path)!r}: {error}") from error
 

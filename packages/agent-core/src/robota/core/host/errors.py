@@ -97,22 +97,26 @@ class InsecurePermissionsError(OwnerOnlyError):
         self.uid = uid
 
 
-UnsafeEntryProblem = Literal["symlink", "wrong_type"]
-"""Why a store entry was refused: it is a symbolic link, or it is not the kind of entry the
-store keeps there (a directory or FIFO where a file belongs, a file where a directory belongs)."""
+UnsafeEntryProblem = Literal["symlink", "wrong_type", "hard_link"]
+"""Why a store entry was refused: it is a symbolic link, it is not the kind of entry the
+store keeps there (a directory or FIFO where a file belongs, a file where a directory belongs),
+or it is a file with more than one hard link (another name shares its content, so using it
+would read or change that other file)."""
 
 
 class UnsafeStoreEntryError(OwnerOnlyError, OSError):
-    """An existing store entry is a symbolic link, or not the kind of entry expected there.
+    """An existing store entry is a symbolic link, a file with more than one hard link, or not
+    the kind of entry expected there.
 
     A store never follows a link it finds at one of its own paths (a planted link would make it
     read, truncate or create the link's target) and never opens a FIFO, socket or device as a
     record. Also an :class:`OSError` whose ``errno`` is what the refused system call would have
-    reported (``ELOOP`` for a link, ``EISDIR``/``ENOTDIR``/``EINVAL`` for a wrong type), so code
+    reported (``ELOOP`` for a link, ``EISDIR``/``ENOTDIR``/``EINVAL`` for a wrong type,
+    ``EMLINK`` for a hard-linked file), so code
     written against the raw ``O_NOFOLLOW`` failure keeps catching it.
 
     Attributes:
-        problem: ``"symlink"`` or ``"wrong_type"``.
+        problem: ``"symlink"``, ``"wrong_type"`` or ``"hard_link"``.
         found: What is there, in words (``"symbolic link"``, ``"directory"``, ``"FIFO"``...).
     """
 

@@ -29,6 +29,17 @@ naming the path and the fix: :class:`UnsafeStoreEntryError` (a link, a wrong typ
 :class:`InsecurePermissionsError` (wide mode, foreign owner). Nothing is ever chmod-ed after
 the fact except on an explicit ``tighten=True``.
 
+Three more attacks are handled (the outsider red team): a store FILE with more than one hard
+link is refused (``st_nlink > 1``, judged on ``lstat`` and on the opened descriptor's
+``fstat``: a link to another file of the same account passes owner and mode checks, and using
+it would read or change that file); a store folder swapped for a link after it was checked
+cannot redirect the store when its entries are reached through a descriptor of the verified
+folder (:func:`private_dir`, then ``dir_fd=`` on every call here); and every existing ancestor
+of a folder :func:`ensure_private_dir` or :func:`ensure_store_dir` accepts (its path resolved
+once) must belong to root or this account and be writable by nobody else unless sticky
+(``/tmp``), as OpenSSH's secure-path check requires: whoever can write an ancestor can swap the
+folder.
+
 Which guarantee holds is reported, not assumed: :func:`owner_only_guarantee` returns
 ``POSIX_MODES`` where mode bits are enforced and ``UNVERIFIED`` on Windows, where chmod cannot
 express owner-only and this module only provides atomic writes and link/type checks (ACLs are
@@ -61,6 +72,7 @@ import os
 import secrets
 import shlex
 import stat
+from collections.abc import Generator
 from enum import StrEnum
 from pathlib import Path
 from typing import Literal
@@ -79,8 +91,10 @@ __all__ = [
     "create_private_file",
     "ensure_private_dir",
     "ensure_store_dir",
+    "open_private_dir",
     "open_private_file",
     "owner_only_guarantee",
+    "private_dir",
     "read_private_file",
     "verify_private_dir",
     "verify_private_file",
@@ -97,6 +111,13 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _BINARY = getattr(os, "O_BINARY", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_DIR_FD = (
+    bool(_DIRECTORY)
+    and os.open in os.supports_dir_fd
+    and os.stat in os.supports_dir_fd
+    and os.mkdir in os.supports_dir_fd
+)
 
 EntryKind = Literal["file", "directory"]
 """The kind of entry a store keeps at a path: a regular ``"file"`` or a ``"directory"``."""
@@ -187,6 +208,18 @@ def _judge(
             found=found,
             errno=code,
         )
+    if kind == "file" and info.st_nlink > 1:
+        copy = shlex.quote(text + ".copy")
+        fix = f"give it a single link (cp -p {quoted} {copy} && mv {copy} {quoted})"
+        raise UnsafeStoreEntryError(
+            f"{text!r} has {info.st_nlink} hard links; another name shares its content, so a "
+            f"store never uses it. Fix: {fix}",
+            path=text,
+            fix=fix,
+            problem="hard_link",
+            found=f"regular file with {info.st_nlink} links",
+            errno=errno.EMLINK,
+        )
     if not private or owner_only_guarantee() is not OwnerOnlyGuarantee.POSIX_MODES:
         return
     mode = stat.S_IMODE(info.st_mode)
@@ -211,27 +244,48 @@ def _judge(
         )
 
 
-def verify_private_file(path: str | os.PathLike[str]) -> os.stat_result:
+def _at(path: str | os.PathLike[str], dir_fd: int | None) -> str:
+    """What a system call gets for ``path``: the path itself, or with ``dir_fd`` its last
+    component (opened relative to the descriptor of its verified folder)."""
+    text = os.fspath(path)
+    if dir_fd is None:
+        return text
+    name = os.path.basename(text)
+    if name in ("", ".", ".."):
+        raise ValueError(f"{text!r} does not end in a file name")
+    return name
+
+
+def _lstat(path: str | os.PathLike[str], dir_fd: int | None) -> os.stat_result:
+    return os.stat(_at(path, dir_fd), dir_fd=dir_fd, follow_symlinks=False)
+
+
+def verify_private_file(
+    path: str | os.PathLike[str], *, dir_fd: int | None = None
+) -> os.stat_result:
     """Check that an existing ``path`` is an owner-only regular file a store may use.
 
     The entry itself is inspected (``lstat``): it must not be a symbolic link, must be a regular
-    file (not a directory, FIFO, socket or device), must belong to this account and must carry
-    no group/other mode bits. Nothing is changed.
+    file (not a directory, FIFO, socket or device) with exactly one hard link, must belong to
+    this account and must carry no group/other mode bits. Nothing is changed.
 
     Args:
         path: The file to check.
+        dir_fd: A descriptor of ``path``'s folder (:func:`private_dir`): the last component is
+            looked up in that folder, whatever its path names now.
 
     Returns:
         Its ``lstat`` result.
 
     Raises:
         FileNotFoundError: Nothing exists at ``path``.
-        UnsafeStoreEntryError: ``path`` is a symbolic link or not a regular file.
+        UnsafeStoreEntryError: ``path`` is a symbolic link, not a regular file, or has more
+            than one hard link (``problem == "hard_link"``).
         InsecurePermissionsError: ``path`` belongs to another account or has group/other bits
             (POSIX only); ``fix`` says ``chmod 600 PATH`` or how to take it over.
         OSError: ``lstat`` failed otherwise.
     """
-    info = os.lstat(path)
+    info = _lstat(path, dir_fd)
     _judge(path, info, "file", private=True)
     return info
 
@@ -261,6 +315,59 @@ def verify_private_dir(path: str | os.PathLike[str]) -> os.stat_result:
     return info
 
 
+def _resolve_parent(path: str | os.PathLike[str]) -> Path:
+    """``path`` with its parent resolved once (links among the parents followed, the last
+    component kept as is, so a link there is still judged as a link)."""
+    given = Path(path)
+    if given.name in ("", ".", ".."):
+        return Path(os.path.realpath(given))
+    return Path(os.path.realpath(given.parent)) / given.name
+
+
+def _check_ancestors(folder: Path) -> None:
+    """Refuse a store folder whose existing ancestors another account can change.
+
+    Every existing ancestor of ``folder`` (``folder`` itself excluded; its parent resolved
+    already) must belong to root or this account and must not be group/other writable unless
+    it carries the sticky bit (``/tmp``): whoever can write an ancestor can rename the store
+    folder away and put a link or a folder of their own in its place.
+    """
+    if owner_only_guarantee() is not OwnerOnlyGuarantee.POSIX_MODES:
+        return
+    me = os.geteuid()
+    for ancestor in folder.parents:
+        try:
+            info = os.lstat(ancestor)
+        except FileNotFoundError:
+            continue  # not created yet: made 0700 by ensure_private_dir
+        text = os.fspath(ancestor)
+        quoted = shlex.quote(text)
+        mode = stat.S_IMODE(info.st_mode)
+        if info.st_uid not in (0, me):
+            fix = (
+                f"keep the store in a folder whose parents belong to you or root "
+                f"(not under {quoted}), or take it over (chown {me} {quoted})"
+            )
+            raise InsecurePermissionsError(
+                f"{os.fspath(folder)!r} is inside {text!r}, owned by uid {info.st_uid}, who "
+                f"can replace the store folder. Fix: {fix}",
+                path=text,
+                mode=mode,
+                uid=info.st_uid,
+                fix=fix,
+            )
+        if mode & 0o022 and not mode & stat.S_ISVTX:
+            fix = f"chmod go-w {quoted} (or chmod +t {quoted} for a shared folder)"
+            raise InsecurePermissionsError(
+                f"{os.fspath(folder)!r} is inside {text!r} (mode {oct(mode)}), which others "
+                f"can write: they can replace the store folder. Fix: {fix}",
+                path=text,
+                mode=mode,
+                uid=info.st_uid,
+                fix=fix,
+            )
+
+
 def ensure_private_dir(
     path: str | os.PathLike[str], *, tighten: bool = False
 ) -> OwnerOnlyGuarantee:
@@ -268,8 +375,10 @@ def ensure_private_dir(
 
     Missing directories are created 0700 and verified. An existing ``path`` is accepted when it
     is a directory itself (a symbolic link to one is refused: it is judged with ``lstat``),
-    owned by this account, with no group/other bits. Parents that already exist are left alone
-    (``~`` itself is not this module's to judge).
+    owned by this account, with no group/other bits. The parent path is resolved once (a link
+    among the parents, such as a linked ``~``, is followed there and only there) and every
+    existing ancestor must belong to root or this account and be writable by nobody else
+    unless sticky (``/tmp``); ancestors are never changed.
 
     Args:
         path: Directory to ensure.
@@ -282,14 +391,17 @@ def ensure_private_dir(
 
     Raises:
         InsecurePermissionsError: ``path`` exists with group/other bits (and ``tighten`` is
-            False) or belongs to another account.
+            False) or belongs to another account, or an existing ancestor belongs to another
+            account or is writable by others without the sticky bit (``path`` and ``fix`` name
+            that ancestor).
         UnsafeStoreEntryError: ``path`` is a symbolic link (dangling or not) or not a
             directory. It is also an :class:`OSError` (``ELOOP``/``ENOTDIR``).
         ModeNotEnforcedError: The filesystem does not keep the mode it was given.
         OSError: Other filesystem failures, as raised.
     """
-    target = Path(path)
+    target = _resolve_parent(path)
     guarantee = owner_only_guarantee()
+    _check_ancestors(target)
     missing: list[Path] = []
     probe = target
     while not os.path.lexists(probe):  # a dangling link exists: it is judged, not replaced
@@ -348,13 +460,15 @@ def ensure_store_dir(path: str | os.PathLike[str]) -> OwnerOnlyGuarantee:
         UnsafeStoreEntryError: ``path`` is a symbolic link or not a directory.
         InsecurePermissionsError: ``path`` belongs to another account, or group/other can
             write it (``fix``: ``chmod go-w PATH``), including a sticky shared folder such as
-            ``/tmp``.
+            ``/tmp``; or an existing ancestor belongs to another account or is writable by
+            others without the sticky bit (as :func:`ensure_private_dir`).
         ModeNotEnforcedError: A folder created here does not keep mode 0700.
         OSError: Other filesystem failures, as raised.
     """
-    target = Path(path)
+    target = _resolve_parent(path)
     if not os.path.lexists(target):
         return ensure_private_dir(target)
+    _check_ancestors(target)
     guarantee = owner_only_guarantee()
     info = os.lstat(target)
     _judge(target, info, "directory", private=False)
@@ -385,20 +499,119 @@ def ensure_store_dir(path: str | os.PathLike[str]) -> OwnerOnlyGuarantee:
     return guarantee
 
 
-def write_private_file(path: str | os.PathLike[str], data: bytes) -> OwnerOnlyGuarantee:
+def open_private_dir(
+    path: str | os.PathLike[str], *, dir_fd: int | None = None, create: bool = False
+) -> int:
+    """Open an owner-only store folder and return a descriptor of it, never following a link.
+
+    The folder is opened ``O_DIRECTORY | O_NOFOLLOW`` and the descriptor's ``fstat`` is judged
+    as :func:`verify_private_dir` does, so what the descriptor names is what was checked.
+    Entries reached relative to it (``dir_fd=`` of the functions here) stay in that folder even
+    when its path is later renamed away and replaced by a link to another folder.
+
+    Args:
+        path: The folder (for messages; with ``dir_fd`` only its last component is opened).
+        dir_fd: A descriptor of ``path``'s parent folder to open the last component in.
+        create: Create a missing folder: through :func:`ensure_private_dir` (parents,
+            ancestor check) without ``dir_fd``, as one ``mkdir(0o700)`` in ``dir_fd`` with it.
+
+    Returns:
+        The descriptor (close-on-exec); the caller closes it.
+
+    Raises:
+        FileNotFoundError: The folder is missing and ``create`` is False.
+        UnsafeStoreEntryError: ``path`` is a symbolic link or not a directory.
+        InsecurePermissionsError: The folder belongs to another account or has group/other
+            bits (or, when created, an ancestor is unsafe).
+        ModeNotEnforcedError: A folder created here does not keep mode 0700.
+        OSError: Other filesystem failures (``ENOTSUP`` where directories cannot be opened).
+    """
+    name = _at(path, dir_fd)
+    flags = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC
+    created = False
+    descriptor = -1
+    for attempt in range(2):
+        try:
+            descriptor = os.open(name, flags, dir_fd=dir_fd)
+            break
+        except FileNotFoundError:
+            if not create or attempt:
+                raise
+            if dir_fd is None:
+                ensure_private_dir(path)
+            else:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, DIRECTORY_MODE, dir_fd=dir_fd)
+                    created = True
+        except OSError as error:
+            if error.errno in (errno.ELOOP, errno.ENOTDIR):
+                _judge(path, _lstat(path, dir_fd), "directory", private=True)
+            raise
+    try:
+        info = os.fstat(descriptor)
+        _judge(path, info, "directory", private=False)
+        if created and owner_only_guarantee() is OwnerOnlyGuarantee.POSIX_MODES:
+            _verify_new(Path(path), stat.S_IMODE(info.st_mode), DIRECTORY_MODE, fix=descriptor)
+            info = os.fstat(descriptor)
+        _judge(path, info, "directory", private=True)
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return descriptor
+
+
+@contextlib.contextmanager
+def private_dir(
+    path: str | os.PathLike[str], *, dir_fd: int | None = None, create: bool = False
+) -> Generator[int | None]:
+    """:func:`open_private_dir` as a context manager: yields the folder's descriptor and closes
+    it afterwards.
+
+    Where descriptors of folders cannot be used (Windows), the folder is verified by path
+    instead (:func:`ensure_private_dir` with ``create``, else :func:`verify_private_dir`) and
+    None is yielded, which every ``dir_fd=`` here accepts (the path is then used as given).
+
+    Example:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> store = Path(tempfile.mkdtemp()) / "store"
+        >>> with private_dir(store, create=True) as folder:
+        ...     _ = write_private_file(store / "a.json", b"{}", dir_fd=folder)
+        ...     read_private_file(store / "a.json", dir_fd=folder)
+        b'{}'
+    """
+    if not _DIR_FD:  # pragma: no cover - Windows
+        if dir_fd is None and create:
+            ensure_private_dir(path)
+        else:
+            verify_private_dir(path)
+        yield None
+        return
+    descriptor = open_private_dir(path, dir_fd=dir_fd, create=create)
+    try:
+        yield descriptor
+    finally:
+        os.close(descriptor)
+
+
+def write_private_file(
+    path: str | os.PathLike[str], data: bytes, *, dir_fd: int | None = None
+) -> OwnerOnlyGuarantee:
     """Atomically replace ``path`` with ``data``, as an owner-only (0600) file.
 
     The bytes go to a fresh temporary file in the same directory, created 0600 with
     ``O_CREAT | O_EXCL | O_NOFOLLOW`` and verified with ``fstat`` before any byte is written,
     then flushed (``fsync``) and renamed over ``path`` with ``os.replace``. A reader sees the
     old content or the new, never a mix, and never a wider mode. The rename replaces whatever
-    entry is at ``path`` (a wide legacy file, a symbolic link) without writing through it; a
-    directory at ``path`` makes the rename fail. The parent directory must exist (use
-    :func:`ensure_private_dir`).
+    entry is at ``path`` (a wide legacy file, a symbolic link, a hard link to another file)
+    without writing through it; a directory at ``path`` makes the rename fail. The parent
+    directory must exist (use :func:`ensure_private_dir`).
 
     Args:
         path: File to write.
         data: The full new content.
+        dir_fd: A descriptor of ``path``'s folder (:func:`private_dir`); the temporary file and
+            the rename then happen in that folder whatever its path names now.
 
     Returns:
         The guarantee in force.
@@ -410,7 +623,7 @@ def write_private_file(path: str | os.PathLike[str], data: bytes) -> OwnerOnlyGu
     target = Path(path)
     guarantee = owner_only_guarantee()
     temporary = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
-    descriptor = _create_exclusive(temporary, os.O_WRONLY)
+    descriptor = _create_exclusive(temporary, os.O_WRONLY, dir_fd=dir_fd)
     try:
         try:
             view = memoryview(data)
@@ -420,19 +633,30 @@ def write_private_file(path: str | os.PathLike[str], data: bytes) -> OwnerOnlyGu
             os.fsync(descriptor)
         finally:
             os.close(descriptor)
-        os.replace(temporary, target)
+        if dir_fd is None:
+            os.replace(temporary, target)
+        else:
+            os.replace(
+                _at(temporary, dir_fd), _at(target, dir_fd), src_dir_fd=dir_fd, dst_dir_fd=dir_fd
+            )
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
+            os.unlink(_at(temporary, dir_fd), dir_fd=dir_fd)
         raise
-    _fsync_directory(target.parent)
+    if dir_fd is not None:
+        os.fsync(dir_fd)
+    else:
+        _fsync_directory(target.parent)
     return guarantee
 
 
-def _create_exclusive(path: str | os.PathLike[str], access: int) -> int:
+def _create_exclusive(
+    path: str | os.PathLike[str], access: int, *, dir_fd: int | None = None
+) -> int:
     """``os.open(path, access | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)``, mode verified."""
     flags = access | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC | _BINARY
-    descriptor = os.open(path, flags, FILE_MODE)
+    name = _at(path, dir_fd)
+    descriptor = os.open(name, flags, FILE_MODE, dir_fd=dir_fd)
     try:
         if owner_only_guarantee() is OwnerOnlyGuarantee.POSIX_MODES:
             mode = stat.S_IMODE(os.fstat(descriptor).st_mode)
@@ -440,12 +664,12 @@ def _create_exclusive(path: str | os.PathLike[str], access: int) -> int:
     except BaseException:
         os.close(descriptor)
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)  # ours (O_EXCL): a file whose mode does not hold is not left behind
+            os.unlink(name, dir_fd=dir_fd)  # ours (O_EXCL): a file whose mode does not hold
         raise
     return descriptor
 
 
-def create_private_file(path: str | os.PathLike[str]) -> int:
+def create_private_file(path: str | os.PathLike[str], *, dir_fd: int | None = None) -> int:
     """Create ``path`` as a new, empty owner-only (0600) file and return a write descriptor.
 
     The file is opened ``O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC``: an existing
@@ -455,6 +679,7 @@ def create_private_file(path: str | os.PathLike[str]) -> int:
 
     Args:
         path: File to create; its directory should be owner-only (:func:`ensure_private_dir`).
+        dir_fd: A descriptor of ``path``'s folder (:func:`private_dir`) to create it in.
 
     Returns:
         The open descriptor.
@@ -464,24 +689,27 @@ def create_private_file(path: str | os.PathLike[str]) -> int:
         ModeNotEnforcedError: The new file does not keep mode 0600 (it is removed again).
         OSError: Other filesystem failures, as raised.
     """
-    return _create_exclusive(path, os.O_WRONLY)
+    return _create_exclusive(path, os.O_WRONLY, dir_fd=dir_fd)
 
 
-def _open_existing(path: str | os.PathLike[str], access: int, *, private: bool) -> int:
+def _open_existing(
+    path: str | os.PathLike[str], access: int, *, private: bool, dir_fd: int | None = None
+) -> int:
     """Open an existing store file without following a link and judge what was opened.
 
     The entry is judged with ``lstat`` first, so a FIFO or device is never opened at all; the
     open itself is ``O_NOFOLLOW | O_NONBLOCK`` (an entry swapped in between cannot be followed
-    or block), and the descriptor's ``fstat`` is judged again before it is returned.
+    or block), and the descriptor's ``fstat`` is judged again (type, link count, owner, mode)
+    before it is returned.
     """
-    _judge(path, os.lstat(path), "file", private=private)
+    _judge(path, _lstat(path, dir_fd), "file", private=private)
     flags = access | _NOFOLLOW | _CLOEXEC | _BINARY | _NONBLOCK
     try:
-        descriptor = os.open(path, flags)
+        descriptor = os.open(_at(path, dir_fd), flags, dir_fd=dir_fd)
     except FileNotFoundError:
         raise
     except OSError:
-        _judge(path, os.lstat(path), "file", private=private)  # swapped: name the new entry
+        _judge(path, _lstat(path, dir_fd), "file", private=private)  # swapped: name it
         raise
     try:
         _judge(path, os.fstat(descriptor), "file", private=private)
@@ -497,27 +725,34 @@ def _open_existing(path: str | os.PathLike[str], access: int, *, private: bool) 
 
 
 def open_private_file(
-    path: str | os.PathLike[str], *, append: bool = False, create: bool = False
+    path: str | os.PathLike[str],
+    *,
+    append: bool = False,
+    create: bool = False,
+    dir_fd: int | None = None,
 ) -> int:
     """Open an owner-only store file for reading or appending, never following a link.
 
     An existing file is judged as :func:`verify_private_file` does, both before the open
     (``lstat``: a FIFO or device is never opened) and on the descriptor it returns (``fstat`` of
-    an ``O_NOFOLLOW`` open), so what is used is what was checked. With ``create`` a missing
-    file is created exclusively (``O_CREAT | O_EXCL | O_NOFOLLOW``, 0600, verified) — an entry
-    appearing at the same moment is then opened and judged like any existing one.
+    an ``O_NOFOLLOW`` open: not a link, a regular file with one hard link, ours, owner-only),
+    so what is used is what was checked. With ``create`` a missing file is created exclusively
+    (``O_CREAT | O_EXCL | O_NOFOLLOW``, 0600, verified) — an entry appearing at the same
+    moment is then opened and judged like any existing one.
 
     Args:
         path: The file; its directory should be owner-only (:func:`ensure_private_dir`).
         append: Open write-only with ``O_APPEND`` instead of read-only.
         create: Create the file when it is missing.
+        dir_fd: A descriptor of ``path``'s folder (:func:`private_dir`) to open it in.
 
     Returns:
         The open descriptor (blocking, close-on-exec); the caller closes it.
 
     Raises:
         FileNotFoundError: ``path`` does not exist and ``create`` is False.
-        UnsafeStoreEntryError: ``path`` is a symbolic link or not a regular file.
+        UnsafeStoreEntryError: ``path`` is a symbolic link, not a regular file, or has more
+            than one hard link.
         InsecurePermissionsError: ``path`` belongs to another account or has group/other bits.
         ModeNotEnforcedError: A file created here does not keep mode 0600.
         OSError: Other filesystem failures, as raised.
@@ -527,41 +762,44 @@ def open_private_file(
     for attempt in range(attempts):
         if create:
             try:
-                return _create_exclusive(path, access)
+                return _create_exclusive(path, access, dir_fd=dir_fd)
             except FileExistsError:
                 pass
         try:
-            return _open_existing(path, access, private=True)
+            return _open_existing(path, access, private=True, dir_fd=dir_fd)
         except FileNotFoundError:
             if attempt == attempts - 1:
                 raise
     raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), os.fspath(path))
 
 
-def read_private_file(path: str | os.PathLike[str], *, require_private: bool = True) -> bytes:
+def read_private_file(
+    path: str | os.PathLike[str], *, require_private: bool = True, dir_fd: int | None = None
+) -> bytes:
     """Read an owner-only file written by :func:`write_private_file`.
 
-    The file is opened as :func:`open_private_file` does: a symbolic link or an entry that is
-    not a regular file is refused before anything is read (a FIFO is never opened, so a read
-    cannot hang on one).
+    The file is opened as :func:`open_private_file` does: a symbolic link, a file with more
+    than one hard link or an entry that is not a regular file is refused before anything is
+    read (a FIFO is never opened, so a read cannot hang on one).
 
     Args:
         path: File to read.
         require_private: When True (default, POSIX only) a file with group/other bits or owned
             by another account raises instead of being read.
+        dir_fd: A descriptor of ``path``'s folder (:func:`private_dir`) to read it from.
 
     Returns:
         The file's bytes.
 
     Raises:
         FileNotFoundError: ``path`` does not exist.
-        UnsafeStoreEntryError: ``path`` is a symbolic link or not a regular file (also an
-            :class:`OSError`, ``errno`` ``ELOOP`` for a link).
+        UnsafeStoreEntryError: ``path`` is a symbolic link, not a regular file or hard-linked
+            (also an :class:`OSError`, ``errno`` ``ELOOP`` for a link).
         InsecurePermissionsError: ``require_private`` and the file is not owner-only; ``fix``
             names the ``chmod 600`` to run.
         OSError: Other failures, as raised.
     """
-    descriptor = _open_existing(path, os.O_RDONLY, private=require_private)
+    descriptor = _open_existing(path, os.O_RDONLY, private=require_private, dir_fd=dir_fd)
     with os.fdopen(descriptor, "rb") as handle:
         return handle.read()
 

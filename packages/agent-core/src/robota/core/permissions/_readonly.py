@@ -34,7 +34,9 @@ inspect. :func:`is_read_only_line` is True only when **all** of this holds:
    ``grep``/``rg``) and every option value that names a file (``grep -f``, ``rg
    --ignore-file``, ``find -newer``, ``diff --from-file``…). ``echo``, ``pwd``, ``true``,
    ``false``, ``which``, ``whoami``, ``id``, ``uname``, ``basename``, ``dirname`` open no file
-   and are not path-checked. The recursive walkers allowed (``grep -r``, ``rg``, ``find``,
+   and are not path-checked. A path that passes through ``/proc`` or ``/dev``, as spelled
+   or through a symlink met on the way (``/proc/self/cwd/..``, ``/dev/fd/0``, ``/dev/stdin``),
+   never counts as inside: the shell resolves it in its own process. The recursive walkers allowed (``grep -r``, ``rg``, ``find``,
    ``du``, ``tree``, ``ls -R``) do not follow symlinks met inside the tree; ``diff`` does, so a
    directory operand needs ``--no-dereference``.
 6. **git** runs only a reading subcommand with allowlisted options, and the repository it
@@ -61,14 +63,32 @@ from robota.core.host.errors import InvalidPathError
 from robota.core.host.paths import canonical_path, is_inside
 from robota.core.permissions._git_repo import inspect_repository
 from robota.core.permissions._readonly_options import COMMANDS, CommandPlan, command_plan
-from robota.core.permissions._shell import ParsedLine, SimpleCommand
+from robota.core.permissions._shell import ParsedLine, SimpleCommand, process_view
 
 __all__ = ["READ_ONLY_COMMANDS", "is_read_only_line", "literal_word"]
 
 READ_ONLY_COMMANDS = frozenset({*COMMANDS, "find", "git"})
 """Commands that can be read-only, by bare name (each still needs its options allowlisted)."""
 
-_LINE_ENVIRONMENT = ("BASH_ENV", "ENV", "POSIXLY_CORRECT")
+_LINE_ENVIRONMENT = (
+    "BASH_ENV",
+    "ENV",
+    "POSIXLY_CORRECT",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "LD_AUDIT",
+    "GCONV_PATH",
+    "MAGIC",
+)
+"""Variables that change what the listed commands load or do (a shell start-up file, a
+preloaded library, file's magic database); set at all, the line is not judged read-only.
+(``RIPGREP_CONFIG_PATH`` and ``GREP_OPTIONS`` are judged per command: ``rg --no-config``
+ignores the former.)"""
+_CONFIG_HOMES = ("XDG_CONFIG_HOME", "HOME")
+"""Folders programs read their configuration from (git: ``$XDG_CONFIG_HOME/git/config``,
+``~/.gitconfig``); inside the workspace, the workspace would configure the command."""
 _UNQUOTED_SPECIAL = frozenset("$`*?[]{}()<>|&; \t\n")
 """Characters bash acts on when unquoted anywhere in a word (``~`` only starts a tilde prefix
 at the start of a word or after ``=``/``:``, checked apart so ``HEAD~1`` stays a literal)."""
@@ -106,10 +126,15 @@ def is_read_only_line(
     env: Mapping[str, str] = os.environ if environ is None else environ
     if any(name in env for name in _LINE_ENVIRONMENT):
         return False
+    if any(name.startswith("BASH_FUNC_") for name in env):
+        return False  # an exported function replaces the command of the same name
     try:
         workspace = canonical_path(workspace)
         base = canonical_path(cwd) if cwd is not None else workspace
+        homes = [canonical_path(env[name]) for name in _CONFIG_HOMES if env.get(name)]
     except InvalidPathError:
+        return False
+    if any(is_inside(workspace, home_dir) for home_dir in homes):
         return False
     if not is_inside(workspace, base) or not base.is_dir():
         return False
@@ -264,9 +289,12 @@ def _resolve(word: str, *, base: Path, workspace: Path) -> Path | None:
     (symlinks followed, ``..`` applied after them as the kernel does)."""
     if "\x00" in word:
         return None
+    spelled = os.path.join(base, word)
+    if process_view(spelled):
+        return None  # /proc/self/cwd, /dev/fd/0: the shell resolves them in its own process
     try:
-        place = canonical_path(os.path.join(base, word))
-    except InvalidPathError:
+        place = canonical_path(spelled)
+    except (InvalidPathError, OSError):
         return None
     return place if is_inside(workspace, place) else None
 

@@ -37,6 +37,16 @@ argument word that reads as a shell line (``tmux send-keys 'rm -rf x'``) is pars
 (``x=rm; uv run $x …``, ``uv run $(echo rm) …``) is tried with that value. Candidates are judged
 by the deny side and the catastrophic-removal check, never by the allow side.
 
+**Process views and the loader**: a command name under ``/dev`` or ``/proc`` (lexically or
+through a symlink, :func:`process_view`: ``/dev/fd/3``, ``/proc/self/fd/0``, ``/dev/stdin``)
+runs a program this parser cannot know: opaque (``/proc/self/exe`` is bash, read as a shell).
+The dynamic loader (``ld.so``, ``ld-linux*.so*``…) is a wrapper whose first non-option word is
+the program; opaque when that word is not literal or an option changes the code loaded.
+Programs in :data:`COMMAND_RUNNERS` (``ed``, ``ex``/``vi``/``vim``…, ``gdb``, ``expect``,
+``run-parts``) run shell commands from their input: opaque. Every literal redirection target is
+kept (:attr:`ParsedLine.redirect_paths`): ``3</usr/bin/rm`` lets ``/dev/fd/3`` or a link to it
+run ``rm``.
+
 **Opaque** (bash would run text this parser cannot see): a shell, ``at``/``batch`` or a
 login/``-s`` wrapper reading its program from stdin; ``source``/``.``; ``alias``/``unalias``
 with arguments; ``shopt -s/-u``; ``enable``; ``compgen``; ``complete``; ``bind``; ``fc``;
@@ -67,8 +77,11 @@ opaque); ``\\rm`` is the word ``rm``.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
+import stat
+from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -84,6 +97,7 @@ from robota.core.permissions._words import (
 from robota.core.permissions._wrappers import WRAPPERS, unwrap
 
 __all__ = [
+    "COMMAND_RUNNERS",
     "PASSIVE_COMMANDS",
     "POSIX_SHELLS",
     "ParsedLine",
@@ -91,6 +105,7 @@ __all__ = [
     "base_name",
     "git_subcommand_index",
     "parse_line",
+    "process_view",
 ]
 
 _PLAIN_NAME = re.compile(r"^[A-Za-z0-9_./+:@%,=-]+$")
@@ -157,6 +172,72 @@ _GIT_PROGRAM_KEYS = re.compile(
 )
 _GIT_UNSAFE_IN_HARMLESS = re.compile(r"(merge|diff)\.[^.]+\.(driver|command|textconv)\Z")
 _GIT_VALUE_OPTIONS = frozenset({"-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix"})
+
+_LOADER = re.compile(r"(ld(-[A-Za-z0-9_.-]+|64)?|libc)\.so(\.[0-9]+)*\Z")
+"""Base names of the dynamic loader (``ld.so``, ``ld-linux-x86-64.so.2``, ``ld64.so.2``,
+``ld-musl-x86_64.so.1``; musl's ``libc.so`` is its loader too)."""
+_LOADER_FLAGS = frozenset({"--list", "--verify", "--inhibit-cache", "--help", "--version"})
+_LOADER_VALUES = frozenset({"--argv0"})
+
+COMMAND_RUNNERS = frozenset(
+    {
+        "ed", "red", "ex", "vi", "vim", "nvim", "view", "rvim", "rview", "vimdiff", "gvim",
+        "gview", "evim", "nex", "nvi", "elvis", "vim.basic", "vim.tiny", "vim.nox", "vim.gtk3",
+        "gdb", "gdb-multiarch", "lldb", "expect", "run-parts",
+    }
+)  # fmt: skip
+"""Programs that run shell commands read from their input or chosen at run time (``ed``'s
+``!cmd``, ``vim -c '!cmd'``, ``gdb``'s ``shell``, ``expect``'s ``spawn``, ``run-parts`` over a
+directory): any use makes the line opaque."""
+
+_PROCESS_VIEWS = ("/proc", "/dev")
+_MAX_LINKS = 40
+
+
+def process_view(path: str) -> bool:
+    """True when ``path`` passes through ``/proc`` or ``/dev`` (lexically or through a symlink
+    met on the way): a view whose meaning depends on the process resolving it
+    (``/proc/self/cwd``, ``/dev/fd/3``, ``/dev/stdin``), so this process cannot judge it.
+
+    Args:
+        path: An absolute path (a relative one is judged by its ``..``/``dev``/``proc`` parts
+            only: it could climb to ``/``).
+    """
+    if not path.startswith("/"):
+        parts = path.split("/")
+        return ".." in parts and any(part in ("dev", "proc") for part in parts)
+    pending: deque[str] = deque(path.split("/"))
+    current = "/"
+    links = 0
+    while pending:
+        name = pending.popleft()
+        if name in ("", "."):
+            continue
+        if name == "..":
+            current = posixpath.dirname(current)
+            continue
+        candidate = posixpath.join(current, name)
+        if candidate in _PROCESS_VIEWS:
+            return True
+        try:
+            info = os.lstat(candidate)
+        except OSError:
+            current = candidate
+            continue
+        if stat.S_ISLNK(info.st_mode):
+            links += 1
+            if links > _MAX_LINKS:
+                return True
+            try:
+                target = os.readlink(candidate)
+            except OSError:
+                return True
+            if target.startswith("/"):
+                current = "/"
+            pending.extendleft(reversed(target.split("/")))
+            continue
+        current = candidate
+    return current in _PROCESS_VIEWS
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -256,6 +337,8 @@ class ParsedLine:
         directories: Literal directories the line changes to (``cd``/``pushd``) anywhere, or
             None when one is only known at run time (``cd "$d"``, ``cd -``).
         opaque_reasons: Why the line is opaque (empty when it is not).
+        redirect_paths: The literal targets of the line's redirections (``3</usr/bin/rm``
+            opens ``/usr/bin/rm``: a program run through a descriptor or a link to it).
     """
 
     source: str
@@ -268,6 +351,7 @@ class ParsedLine:
     texts: tuple[str, ...] = ()
     directories: tuple[str, ...] | None = ()
     opaque_reasons: tuple[str, ...] = ()
+    redirect_paths: tuple[str, ...] = ()
 
 
 @dataclass(kw_only=True, slots=True)
@@ -278,6 +362,7 @@ class _Walk:
     reasons: list[str] = field(default_factory=list[str])
     candidate_reasons: list[str] = field(default_factory=list[str])
     directories: list[str] | None = field(default_factory=list[str])
+    redirects: list[str] = field(default_factory=list[str])
     written: list[tuple[str | None, int]] = field(default_factory=list[tuple[str | None, int]])
     executed: list[tuple[str, int]] = field(default_factory=list[tuple[str, int]])
     command_id: int = 0
@@ -370,6 +455,7 @@ def parse_line(source: str) -> ParsedLine | None:
         texts=tuple(dict.fromkeys(walk.texts)),
         directories=tuple(walk.directories) if walk.directories is not None else None,
         opaque_reasons=tuple(dict.fromkeys(reasons)),
+        redirect_paths=tuple(dict.fromkeys(walk.redirects)),
     )
 
 
@@ -572,6 +658,8 @@ def _redirect(node: Any, walk: _Walk, context: _Context) -> _Redirection:
         _visit(child, walk, context)
     if kind in _WRITES and not context.tentative:
         walk.write(base_name(str(target.word)) if facts.certain else None)
+    if facts.certain and kind != "<<<":
+        walk.redirects.append(str(target.word))
     if kind == "<<<":
         return _Redirection(stdin=str(target.word) if facts.certain else None, raw=facts.raw)
     return _Redirection()
@@ -764,6 +852,15 @@ def _dispatch(
     if name in POSIX_SHELLS or name in _OTHER_SHELLS or _is_proc_exe(first):
         _shell(command, walk, context, stdin_text)
         return False
+    if "/" in first and process_view(first):
+        _opaque(walk, context, f"{first} is a process view: the program it runs is unknown")
+        return True
+    if name in COMMAND_RUNNERS:
+        _opaque(walk, context, f"{name} runs shell commands this reader cannot see")
+        return True
+    if _LOADER.match(name):
+        _loader(command, walk, context)
+        return False
     if "/" not in first:
         handler = _BUILTINS.get(first)
         if handler is not None:
@@ -783,7 +880,49 @@ def _dispatch(
 
 
 def _is_proc_exe(word: str) -> bool:
-    return bool(re.match(r"/proc/[^/]+/exe\Z", word))
+    """``/proc/self/exe`` run by bash is bash itself (another process's ``exe`` is not)."""
+    return bool(re.match(r"/proc/(self|thread-self)/exe\Z", word))
+
+
+def _loader(command: SimpleCommand, walk: _Walk, context: _Context) -> None:
+    """The dynamic loader runs its first non-option argument as the program: unwrapped when
+    that word is literal, opaque otherwise or with an option that changes the code loaded
+    (``--preload``, ``--library-path``, ``--audit``…)."""
+    words = command.words
+    index = 1
+    argv0: str | None = None
+    while index < len(words):
+        word = words[index]
+        if not command.certain[index]:
+            _opaque(walk, context, f"{command.name} runs a program known only at run time")
+            return
+        if word == "--":
+            index += 1
+            break
+        if not word.startswith("-"):
+            break
+        if word in _LOADER_FLAGS:
+            index += 1
+            continue
+        if word in _LOADER_VALUES and index + 1 < len(words):
+            if not command.certain[index + 1]:
+                _opaque(walk, context, f"{command.name} {word} is only known at run time")
+                return
+            argv0 = words[index + 1]
+            index += 2
+            continue
+        _opaque(walk, context, f"{command.name} {word} changes what code runs")
+        return
+    if index >= len(words):
+        return
+    if not command.certain[index]:
+        _opaque(walk, context, f"{command.name} runs a program known only at run time")
+        return
+    inner = command.tail(index, via="loader")
+    _add(inner, walk, context.deeper(via="loader"))
+    if argv0 is not None:  # a multi-call program (busybox) picks what it does by argv[0]
+        renamed = replace(inner, words=(argv0, *inner.words[1:]), facts=())
+        _add(renamed, walk, context.deeper(via="loader", candidate=True))
 
 
 def _nested(text: str, walk: _Walk, context: _Context, *, via: str) -> None:

@@ -24,6 +24,7 @@ is a direct invocation.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -33,7 +34,7 @@ from robota.core.host.errors import InvalidPathError
 from robota.core.host.paths import canonical_path
 from robota.core.permissions._outcome import Direction, Match
 from robota.core.permissions._readonly import is_read_only_line
-from robota.core.permissions._shell import ParsedLine, parse_line
+from robota.core.permissions._shell import ParsedLine, parse_line, process_view
 from robota.core.permissions.consent import ConsentGrant
 from robota.core.permissions.context import PermissionCall, PermissionContext
 from robota.core.permissions.decision import (
@@ -79,19 +80,43 @@ class _Facts:
         self.cwd = self.workspace
         argument = call.argument
         if argument is not None and argument.cwd_key is not None:
-            self.cwd = _call_cwd(call.arguments.get(argument.cwd_key), self.workspace)
+            requested = call.arguments.get(argument.cwd_key)
+            try:
+                self.cwd = _call_cwd(requested, self.workspace)
+            except Exception:  # a cwd the gate cannot resolve is no cwd it can judge from
+                self.cwd = None
+            if isinstance(requested, str) and process_view(str(self.workspace / requested)):
+                self.cwd = None  # /proc/self/cwd means another folder to the shell
         self.risk = call.risk
         if (
             self.line_parsed
             and argument is not None
             and argument.sandboxed_inspect
             and self.cwd is not None
-            and is_read_only_line(self.line, workspace=self.workspace, home=self.home, cwd=self.cwd)
+            and self._read_only(self.line, self.cwd, dict(argument.environment))
         ):
             self.risk = RiskClass.INSPECT
         self.inside = True
         if kind is ArgumentKind.PATH:
-            self.inside = path_inside(value, workspace=self.workspace, home=self.home)
+            try:
+                self.inside = path_inside(value, workspace=self.workspace, home=self.home)
+            except Exception:  # a path that cannot be canonicalized is not inside
+                self.inside = False
+
+    def _read_only(self, line: ParsedLine | None, cwd: Path, overrides: dict[str, str]) -> bool:
+        """The read-only classification, judged in the environment the command runs with
+        (``os.environ`` and the tool's overrides); any failure while classifying means not
+        inspect."""
+        try:
+            return is_read_only_line(
+                line,
+                workspace=self.workspace,
+                home=self.home,
+                cwd=cwd,
+                environ={**os.environ, **overrides},
+            )
+        except Exception:
+            return False
 
 
 def _call_cwd(value: object, workspace: Path) -> Path | None:

@@ -17,16 +17,22 @@ writes into locations that widen trust).
   whose pathspec (none means the working directory, ``git -C`` honoured) is critical: untracked
   work would be lost;
 * ``rsync`` with any ``--del…`` option into a local destination that is critical;
+* ``tar --remove-files`` (any abbreviation) or ``zip -m``/``--move`` with ``-r``/``-R``/``-@``
+  packing a critical operand (judged also from every folder a word names: ``tar -C DIR``);
+* ``git rm`` with ``-r`` or a pathspec glob (git matches ``'*'`` across folders), without
+  ``--cached``/``-n``, of a critical pathspec (``git -C`` honoured, ``:`` magic counts);
 * a command whose name is only known at run time used like recursive ``rm`` (``$RM -rf ~``), or
   — when the line names an ``rm`` binary by path or looks one up (``cp /bin/rm x``,
-  ``$(command -v rm)``) — any unknown command used like recursive ``rm`` (``./x -rf ~``);
+  ``$(command -v rm)``) or opens it in a redirection (``./x -rf ~ 3</usr/bin/rm``) — any
+  unknown command used like recursive ``rm`` (``./x -rf ~``);
 * an argument text that did not parse as a line (``python -c …``) mentioning ``rm`` with a
   recursive option, or ``rmtree``/``rm_rf``/``rimraf``/``remove_dir_all``.
 
 A target is *critical* when, as spelled and with symlinks resolved, it is ``/``, a top-level
 directory (``/usr``, ``/etc``…), the home directory or one of its ancestors, the workspace
 root or one of its ancestors, or a glob or brace expansion over any of those (``*``, ``.*``,
-``./*``, ``?*``, ``{a,b}`` in the workspace, ``~/*``, ``/*``, ``..``). ``~`` is the home
+``./*``, ``?*``, ``{a,b}`` in the workspace, ``~/*``, ``/*``, ``..``), and any path through
+``/proc`` or ``/dev`` (``/proc/self/cwd``: what it names depends on the process). ``~`` is the home
 directory, ``~user`` is unknown. Relative targets are judged from the call's working
 directory, from every literal directory the line ``cd``/``pushd``-es to (in any order, since a
 failed ``cd`` leaves the directory unchanged), and from the directory a wrapper moves to
@@ -36,7 +42,8 @@ or ``systemd-run`` (no ``--same-dir``) every relative target counts as critical.
 A command line that does not parse, or that runs code the parser cannot see (an *opaque* line),
 counts too: it cannot be shown not to be one. Not covered: removal by other programs
 (``mv ~ /tmp``, ``truncate``, ``dd``, interpreters beyond the words above), non-recursive ``rm``
-of files, ``git reset --hard``/``checkout .``, ``CDPATH`` from the environment.
+of files (nor ``shred -u *``, ``zip -m z.zip *``), ``git reset --hard``/``checkout .``, ``git
+stash -u``/``--all`` (recoverable with ``git stash pop``), ``CDPATH`` from the environment.
 
 **Trust-widening write** (path-kind arguments of a call that is not inspect-class): the path,
 spelled or canonical, lies in one of :data:`TRUST_WIDENING_PATTERNS` at any depth — agent and
@@ -59,6 +66,7 @@ from robota.core.permissions._shell import (
     SimpleCommand,
     base_name,
     git_subcommand_index,
+    process_view,
 )
 from robota.core.permissions._words import WordFacts
 from wcmatch import glob
@@ -177,6 +185,8 @@ def _resolve(base: str, path: str, home: Path) -> str:
 
 
 def _names_removal_binary(line: ParsedLine) -> bool:
+    if any("/" in path and base_name(path) in ("rm", "busybox") for path in line.redirect_paths):
+        return True  # ``./x -rf ~ 3</usr/bin/rm``: a link to /dev/fd/3 runs rm
     for command in (*line.commands, *line.candidates):
         lookup = command.name in _LOOKUPS and command.via == "substitution"
         for word, known in zip(command.words[1:], command.certain[1:], strict=True):
@@ -237,6 +247,10 @@ class _Judge:
             return self._git(command, bases)
         if name == "rsync":
             return self._rsync(command, bases)
+        if name in ("tar", "gtar", "bsdtar"):
+            return self._tar(command, bases)
+        if name == "zip":
+            return self._zip(command, bases)
         if command.may_run_arguments and self.copies_rm:
             return self._rm(command, bases, explicit_only=True)
         return None
@@ -336,7 +350,7 @@ class _Judge:
     def _git(self, command: SimpleCommand, bases: list[str] | None) -> str | None:
         words = command.words
         index = git_subcommand_index(words)
-        if index is None or words[index] != "clean":
+        if index is None or words[index] not in ("clean", "rm"):
             return None
         for position in range(1, index):
             if words[position] == "-C" and position + 1 < index:
@@ -346,6 +360,8 @@ class _Judge:
                     bases = self._bases_below(bases, words[position + 1])
             elif words[position].startswith(("--work-tree", "--git-dir")):
                 bases = None
+        if words[index] == "rm":
+            return self._git_rm(command, index, bases)
         force = False
         paths: list[tuple[str, WordFacts]] = []
         options_done = False
@@ -374,6 +390,104 @@ class _Judge:
         for word, facts in paths or [(".", WordFacts(literal=".", raw="."))]:
             if facts.runtime or self._critical(word, facts, bases):
                 return f"{command.text!r} would delete untracked work under {word!r}"
+        return None
+
+    def _git_rm(self, command: SimpleCommand, index: int, bases: list[str] | None) -> str | None:
+        """``git rm -r`` (or a pathspec glob, which git matches across folders) of a critical
+        pathspec; ``--cached`` and ``-n`` remove nothing from the working tree."""
+        words = command.words
+        recursive = False
+        options_done = False
+        paths: list[tuple[str, WordFacts]] = []
+        for position in range(index + 1, len(words)):
+            word, facts = words[position], command.fact(position)
+            if facts.runtime:
+                paths.append((word, facts))
+            elif not options_done and word == "--":
+                options_done = True
+            elif not options_done and word.startswith("--") and len(word) > 2:
+                option = word[2:].split("=", 1)[0]
+                if option in ("cached", "dry-run") or (
+                    len(option) >= 2 and "cached".startswith(option)
+                ):
+                    return None
+                if option.startswith("pathspec-from"):
+                    return f"{command.text!r} removes pathspecs only known at run time"
+            elif not options_done and word.startswith("-") and len(word) > 1:
+                if "n" in word[1:]:
+                    return None
+                recursive = recursive or "r" in word[1:]
+            else:
+                paths.append((word, facts))
+        for word, facts in paths:
+            if facts.runtime:
+                if recursive:
+                    return f"{command.text!r} removes a pathspec only known at run time"
+                continue
+            magic = word.startswith(":") or any(char in _MAGIC for char in word)
+            if not (recursive or magic):
+                continue
+            if word.startswith(":"):
+                return f"{command.text!r} removes a magic pathspec ({word!r})"
+            pathspec = WordFacts(literal=word, raw=word, pattern=facts.pattern or magic)
+            if self._critical(word, pathspec, bases):
+                return f"{command.text!r} would remove tracked work under {word!r}"
+        return None
+
+    def _tar(self, command: SimpleCommand, bases: list[str] | None) -> str | None:
+        """``tar --remove-files`` (any unambiguous abbreviation) deletes what it packs: every
+        operand is judged, from the call's folders and from every folder a word names
+        (``-C DIR`` moves before the operands that follow)."""
+        words = command.words
+        if not any(
+            word.startswith("--rem") and "remove-files".startswith(word[2:].split("=", 1)[0])
+            for word in words[1:]
+        ):
+            return None
+        return self._packer(command, bases, what="tar --remove-files")
+
+    def _zip(self, command: SimpleCommand, bases: list[str] | None) -> str | None:
+        """``zip -m``/``--move`` deletes what it packs; recursive with ``-r``/``-R``, or with
+        names read from stdin (``-@``)."""
+        words = command.words
+        move = recursive = False
+        for word in words[1:]:
+            if word.startswith("--") and len(word) > 2:
+                option = word[2:].split("=", 1)[0]
+                move = move or "move".startswith(option)
+                recursive = recursive or option.startswith("recurse")
+            elif word.startswith("-") and len(word) > 1:
+                move = move or "m" in word[1:]
+                recursive = recursive or any(char in word[1:] for char in "rR@")
+        if not (move and recursive):
+            return None
+        if any(word.startswith("-") and "@" in word for word in words[1:]):
+            return f"{command.text!r} moves into an archive files named at run time"
+        return self._packer(command, bases, what="zip -m")
+
+    def _packer(self, command: SimpleCommand, bases: list[str] | None, *, what: str) -> str | None:
+        operands: list[tuple[str, WordFacts]] = []
+        for index in range(1, len(command.words)):
+            word, facts = command.words[index], command.fact(index)
+            if facts.runtime:
+                return f"{command.text!r} ({what}) deletes files only known at run time"
+            if word.startswith("-"):
+                value = word.split("=", 1)[1] if "=" in word else ""
+                if value:
+                    operands.append((value, facts))
+                continue
+            operands.append((word, facts))
+        folders: list[str] | None = None
+        if bases is not None:
+            named = [word for word, _ in operands]
+            named += [word[2:] for word in command.words[1:] if word[:1] == "-" != word[1:2]]
+            folders = [*bases]
+            for word in named:
+                if word:
+                    folders.extend(_resolve(base, word, self.home) for base in bases)
+        for word, facts in operands:
+            if self._critical(word, facts, folders):
+                return f"{command.text!r} ({what}) would delete {word!r} after packing it"
         return None
 
     def _bases_below(self, bases: list[str] | None, directory: str) -> list[str] | None:
@@ -418,18 +532,20 @@ class _Judge:
                 literal.append(part)
             text = "/".join(literal) if literal != [""] else "/"
         if text.startswith("/"):
-            paths = [os.path.normpath(text)]
+            spelled = [text]
         elif bases is None:
             return True
         else:
-            paths = [os.path.normpath(os.path.join(base, text or ".")) for base in bases]
-        return any(self._critical_path(path) for path in paths)
+            spelled = [os.path.join(base, text or ".") for base in bases]
+        if any(process_view(path) for path in spelled):
+            return True  # /proc/self/cwd, /dev/fd/N: what they name depends on the process
+        return any(self._critical_path(os.path.normpath(path)) for path in spelled)
 
     def _critical_path(self, lexical: str) -> bool:
         candidates = {lexical}
         try:
             candidates.add(str(canonical_path(lexical)))
-        except InvalidPathError:
+        except (InvalidPathError, OSError):
             return True
         protected = {str(self.workspace), str(self.home)}
         for candidate in candidates:

@@ -26,12 +26,14 @@ as ``rm -rf x``), except for commands known never to run their arguments (``echo
 argument word that reads as a shell line (``tmux send-keys 'rm -rf x'``) answers unevaluable
 rather than yes; so does an unparsed argument text (``python -c …``) that mentions the pattern's
 first word as a word, and a line that names the denied program's binary by path
-(``cp /bin/rm x``) or captures its path (``$(which rm)``).
+(``cp /bin/rm x``), opens it in a redirection (``./x 3</usr/bin/rm``) or captures its path
+(``$(which rm)``).
 
 The answer is *unevaluable* when the line does not parse, runs code the parser cannot see
 (``… | bash``, ``eval "$x"``, ``trap "$x" EXIT``, ``source``, ``${x@P}``, arithmetic, a
 ``PATH``/``BASH_ENV``/``IFS``… assignment, see :mod:`robota.core.permissions._shell`), or
-holds a command whose name is unknown (``$CMD``, ``r*``, ``{rm,-rf,/}``, ``$'rm'``) or whose
+holds a command whose name is unknown (``$CMD``, ``r*``, ``{rm,-rf,/}``, ``$'rm'``, a name
+under ``/dev`` or ``/proc`` such as ``/dev/fd/3``, see :func:`~._shell.process_view`) or whose
 name fits the pattern while an argument is unknown (``rm $X`` or ``rm *.o`` against
 ``rm -rf /``).
 """
@@ -130,6 +132,8 @@ def match_command(
         unevaluable = unevaluable or answer is not Match.NO
     if any(_mentions(text, spec.head) for text in line.texts):
         unevaluable = True
+    if _redirects_binary(spec, line):
+        unevaluable = True
     return Match.UNEVALUABLE if unevaluable else Match.NO
 
 
@@ -203,6 +207,15 @@ def _names_binary(spec: CommandPattern, command: SimpleCommand) -> bool:
         if ("/" in word or lookup) and base_name(word) == head:
             return True
     return False
+
+
+def _redirects_binary(spec: CommandPattern, line: ParsedLine) -> bool:
+    """A redirection opens the denied program's binary (``3</usr/bin/rm``): a descriptor, or
+    a link to ``/dev/fd/3``, can then run it under any name."""
+    head = spec.head
+    if any(char in head for char in "*?[{"):
+        return False
+    return any("/" in path and base_name(path) == head for path in line.redirect_paths)
 
 
 def _mentions(text: str, head: str) -> bool:

@@ -68,12 +68,17 @@ class PermissionArgument:
             shell tool sets it from its sandbox's probed guarantees). Only then may a read-only
             command line be decided ``inspect``; otherwise it keeps the tool's own risk class
             and asks (seed 000 "Permission System", the inspect exception; issue 11).
+        environment: ``COMMAND`` kind: variables the tool lays over ``os.environ`` for the
+            command (the shell tool's ``env``, e.g. a settings layer's), as ``(name, value)``
+            pairs. The read-only classification judges the environment the command really runs
+            with (``RIPGREP_CONFIG_PATH``, ``GIT_*``… change what a reading command does).
     """
 
     key: str
     kind: ArgumentKind
     cwd_key: str | None = None
     sandboxed_inspect: bool = False
+    environment: tuple[tuple[str, str], ...] = ()
 
 
 Residency = Literal["resident", "deferred", "auto"]

@@ -10,7 +10,12 @@ default"; here an omitted folder means memory only).
 
 Disk layout under the host's folder: one directory per turn named by its sequence number
 (``000001``), holding ``manifest.json`` (turn id and file list) and one ``<n>.bin`` blob per
-existing file. Every directory is 0700, every file 0600.
+existing file. Every directory is 0700, every file 0600. Every use of the folder opens it
+again (``O_DIRECTORY | O_NOFOLLOW``, verified owner-only) and reaches turn folders, blobs and
+manifests through that descriptor, removing a turn folder with ``rmtree(dir_fd=)``: a folder
+renamed away and replaced by a link is refused, never followed into. A blob or manifest with
+more than one hard link is refused (a restore never writes another file's content into the
+workspace).
 
 The files a tool writes are read and written back through a rooted directory handle
 (:class:`robota.tools.rooted.RootedDir`, issue #12): the workspace's when the store is given
@@ -27,6 +32,7 @@ import contextlib
 import os
 import shutil
 import stat
+from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,8 +41,8 @@ from robota.core.errors import ErrorCategory, RobotaError
 from robota.core.host.errors import OwnerOnlyError, PathContainmentError
 from robota.core.host.owner_only import (
     ensure_private_dir,
+    private_dir,
     read_private_file,
-    verify_private_dir,
     write_private_file,
 )
 from robota.tools.errors import NotADirectoryPathError, NotARegularFileError, PathNotFoundError
@@ -115,12 +121,6 @@ class _Snapshot:
     mode: int | None = None
     data: bytes | None = None
     blob: Path | None = None
-
-    def content(self) -> bytes:
-        if self.data is not None:
-            return self.data
-        assert self.blob is not None
-        return read_private_file(self.blob)
 
 
 @dataclass(kw_only=True, slots=True)
@@ -219,7 +219,8 @@ class CheckpointStore:
             snap = _Snapshot(existed=True, mode=mode, data=data)
             if turn.folder is not None:
                 blob = turn.folder / f"{len(turn.files)}.bin"
-                write_private_file(blob, data)
+                with self._turn_dir(turn.folder) as handle:
+                    write_private_file(blob, data, dir_fd=handle)
                 snap = _Snapshot(existed=True, mode=mode, blob=blob)
             turn.files[path] = snap
         self._save(turn)
@@ -259,14 +260,14 @@ class CheckpointStore:
         deleted: list[Path] = []
         for path, snap in earliest.items():
             if snap.existed:
-                self._files.replace_file(path, snap.content(), mode=snap.mode)
+                self._files.replace_file(path, self._content(snap), mode=snap.mode)
                 restored.append(path)
             elif self._files.remove_file(path):
                 deleted.append(path)
         for key in undone:
             turn = self._turns.pop(key)
             if turn.folder is not None:
-                shutil.rmtree(turn.folder, ignore_errors=True)
+                self._remove_turn_dir(turn.folder)
         if self._current in undone:
             self._current = None
         return RestoreReport(
@@ -277,14 +278,45 @@ class CheckpointStore:
         )
 
     def discard(self, turn_id: str) -> None:
-        """Forget ``turn_id``'s checkpoint without restoring anything (no error if unknown)."""
+        """Forget ``turn_id``'s checkpoint without restoring anything (no error if unknown).
+
+        Raises:
+            UnsafeStoreEntryError: the store folder is now a link or not a directory (nothing
+                is removed).
+            InsecurePermissionsError: the store folder is no longer owner-only.
+        """
         turn = self._turns.pop(turn_id, None)
         if turn is not None and turn.folder is not None:
-            shutil.rmtree(turn.folder, ignore_errors=True)
+            self._remove_turn_dir(turn.folder)
         if self._current == turn_id:
             self._current = None
 
     # --- internals ------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _turn_dir(self, folder: Path) -> Generator[int | None]:
+        """A descriptor of the turn ``folder`` opened through one of the store folder, both
+        opened ``O_NOFOLLOW`` and verified owner-only (None where descriptors of folders are
+        not available: the paths are then verified and used)."""
+        assert self.folder is not None
+        with private_dir(self.folder) as root, private_dir(folder, dir_fd=root) as handle:
+            yield handle
+
+    def _remove_turn_dir(self, folder: Path) -> None:
+        """Remove a turn folder inside the verified store folder (never through a link)."""
+        assert self.folder is not None
+        with private_dir(self.folder) as root:
+            if root is None:  # pragma: no cover - Windows
+                shutil.rmtree(folder, ignore_errors=True)
+            else:
+                shutil.rmtree(folder.name, ignore_errors=True, dir_fd=root)
+
+    def _content(self, snap: _Snapshot) -> bytes:
+        if snap.data is not None:
+            return snap.data
+        assert snap.blob is not None
+        with self._turn_dir(snap.blob.parent) as handle:
+            return read_private_file(snap.blob, dir_fd=handle)
 
     def _turn(self, turn_id: str) -> _Turn:
         turn = self._turns.get(turn_id)
@@ -293,7 +325,11 @@ class CheckpointStore:
             folder = None
             if self.folder is not None:
                 folder = self.folder / f"{self._sequence:06d}"
-                ensure_private_dir(folder)
+                with (
+                    private_dir(self.folder) as root,
+                    private_dir(folder, dir_fd=root, create=True),
+                ):
+                    pass  # made 0700 inside the verified store folder (or verified)
             turn = _Turn(turn_id=turn_id, files={}, folder=folder)
             self._turns[turn_id] = turn
             self._save(turn)
@@ -314,16 +350,23 @@ class CheckpointStore:
                 for path, snap in turn.files.items()
             ],
         )
-        write_private_file(turn.folder / "manifest.json", manifest.model_dump_json().encode())
+        with self._turn_dir(turn.folder) as handle:
+            write_private_file(
+                turn.folder / "manifest.json", manifest.model_dump_json().encode(), dir_fd=handle
+            )
 
     def _load(self, folder: Path) -> None:
-        for entry in sorted(folder.iterdir()):
-            if not entry.name.isdigit():
+        with private_dir(folder) as root:
+            names = os.listdir(root if root is not None else folder)
+        for name in sorted(names):
+            if not name.isdigit():
                 continue
+            entry = folder / name
             manifest_path = entry / "manifest.json"
             try:
-                verify_private_dir(entry)  # a turn folder: not a symlink, ours, owner-only
-                manifest = _Manifest.model_validate_json(read_private_file(manifest_path))
+                with self._turn_dir(entry) as handle:  # not a symlink, ours, owner-only
+                    raw = read_private_file(manifest_path, dir_fd=handle)
+                manifest = _Manifest.model_validate_json(raw)
             except (OwnerOnlyError, OSError, pydantic.ValidationError) as exc:
                 raise CheckpointStoreError(
                     f"checkpoint manifest {manifest_path} cannot be read: {exc}"

@@ -217,10 +217,10 @@ class InteractiveSession:
 
     @staticmethod
     def _assemble_prompt(config: SessionConfig) -> str | None:
-        roots = list(config.user_instruction_roots)
+        files = discover_instructions(config.user_instruction_roots, contained=False)
         if config.trusted:
-            roots.extend(config.instruction_roots)
-        return assemble_system_prompt(config.system_prompt, discover_instructions(roots))
+            files += discover_instructions(config.instruction_roots)
+        return assemble_system_prompt(config.system_prompt, files)
 
     def _permission_context(self, mode: PermissionMode | None) -> PermissionContext:
         perms = self.config.settings.permissions

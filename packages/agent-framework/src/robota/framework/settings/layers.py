@@ -106,8 +106,12 @@ def load_layer(path: str | Path) -> Settings:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
         raise SettingsFileError(file, f"invalid JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise SettingsFileError(file, "invalid JSON: nested too deeply") from exc
     try:
         return Settings.model_validate(raw)
+    except RecursionError as exc:
+        raise SettingsFileError(file, "invalid settings: nested too deeply") from exc
     except ValidationError as exc:
         issues = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"

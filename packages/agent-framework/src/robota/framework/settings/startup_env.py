@@ -88,6 +88,16 @@ STARTUP_VARIABLES: frozenset[str] = frozenset(
         "DOCKER_HOST",
         "KUBECONFIG",
         "SUDO_ASKPASS",
+        # configuration files or default options of the reading commands themselves
+        "RIPGREP_CONFIG_PATH",
+        "GREP_OPTIONS",
+        "TAR_OPTIONS",
+        "ZIPOPT",
+        "UNZIP",
+        "WGETRC",
+        "CURL_HOME",
+        "LESSKEY",
+        "MAGIC",
     }
 )
 """Exact names (upper case)."""

@@ -18,7 +18,12 @@ from typing import Literal
 
 from robota.core.errors import ConfigurationError
 from robota.core.host.errors import OwnerOnlyError
-from robota.core.host.owner_only import ensure_private_dir, read_private_file, write_private_file
+from robota.core.host.owner_only import (
+    ensure_private_dir,
+    private_dir,
+    read_private_file,
+    write_private_file,
+)
 
 __all__ = [
     "TrustDecision",
@@ -106,8 +111,11 @@ class TrustStore:
     Every read verifies an existing file first (issue #12): a symbolic link, a non-regular
     file, a file readable by others (say 0666) or owned by another account raises
     :class:`UnsafeTrustFileError` naming the path and the fix (``chmod 600 PATH``, remove the
-    symlink), never treated as an empty store. A write also verifies the folder
-    (:func:`~robota.core.host.owner_only.ensure_private_dir`).
+    symlink), never treated as an empty store; so does a file with more than one hard link. A
+    write also verifies the folder (:func:`~robota.core.host.owner_only.ensure_private_dir`:
+    itself and its ancestors). Every read and write opens the folder first (``O_NOFOLLOW``,
+    verified owner-only) and reaches the file through that descriptor, so a folder swapped
+    for a link since the last call is refused, never followed.
 
     Attributes:
         path: The file (host-named). Created 0600 (folder 0700) on first write.
@@ -117,7 +125,8 @@ class TrustStore:
 
     def _read(self) -> dict[str, TrustDecision]:
         try:
-            data = read_private_file(self.path)
+            with private_dir(self.path.parent) as folder:
+                data = read_private_file(self.path, dir_fd=folder)
         except FileNotFoundError:
             return {}
         except OwnerOnlyError as exc:
@@ -161,8 +170,10 @@ class TrustStore:
         """
         data = self._read()
         data[workspace_identity(root)] = decision
+        encoded = json.dumps(data, indent=2, sort_keys=True).encode()
         try:
             ensure_private_dir(self.path.parent)
+            with private_dir(self.path.parent) as folder:
+                write_private_file(self.path, encoded, dir_fd=folder)
         except OwnerOnlyError as exc:
             raise UnsafeTrustFileError(exc) from exc
-        write_private_file(self.path, json.dumps(data, indent=2, sort_keys=True).encode())

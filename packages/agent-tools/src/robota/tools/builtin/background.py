@@ -5,7 +5,10 @@ delivered as ``<task-notification>`` on the next run).
 :class:`BackgroundShells` owns the processes. Each command's stdout and stderr stream to one
 new file in a host-given folder (``<task_id>.log``, created owner-only with ``O_EXCL |
 O_NOFOLLOW``: an existing file or link is never opened or truncated; a name already taken gets
-a random suffix). Commands run in the sandbox the caller passes (the ``shell`` tool passes its
+a random suffix). The folder is checked (not a link, ours, owner-only, safe ancestors) and
+opened ``O_NOFOLLOW`` before every create and read, and the file is reached through that
+descriptor: a folder swapped for a link, or an output file replaced by a link or a hard link,
+is refused. Commands run in the sandbox the caller passes (the ``shell`` tool passes its
 own, with the profile of the call). There is no watcher task: state is
 read on demand (``Popen.poll``), and :meth:`BackgroundShells.drain_exit_notifications` reconciles
 it, the pull-based delivery seed 004 describes for contexts that cannot push exits.
@@ -28,6 +31,7 @@ from robota.core.host.owner_only import (
     create_private_file,
     ensure_private_dir,
     open_private_file,
+    private_dir,
 )
 from robota.core.host.sandbox import NoSandbox, Sandbox, SandboxProfile
 from robota.tools.bounds import cut_utf8
@@ -194,14 +198,15 @@ class BackgroundShells:
         """A new owner-only output file (never an existing one) and its write descriptor."""
         folder = self._folder()
         names = [f"{task_id}.log"] + [f"{task_id}.{secrets.token_hex(4)}.log" for _ in range(8)]
-        for name in names[:-1]:
-            path = folder / name
-            try:
-                return path, create_private_file(path)
-            except FileExistsError:
-                continue
-        path = folder / names[-1]
-        return path, create_private_file(path)
+        with private_dir(folder) as handle:
+            for name in names[:-1]:
+                path = folder / name
+                try:
+                    return path, create_private_file(path, dir_fd=handle)
+                except FileExistsError:
+                    continue
+            path = folder / names[-1]
+            return path, create_private_file(path, dir_fd=handle)
 
     def _task(self, task_id: str) -> _Task:
         task = self._tasks.get(task_id)
@@ -247,11 +252,16 @@ class BackgroundShells:
 
         Raises:
             ToolUsageError: No such task.
+            UnsafeStoreEntryError: The output folder or file is now a link, the wrong kind of
+                entry, or (the file) has more than one hard link.
+            InsecurePermissionsError: The output folder or file is no longer owner-only.
         """
         task = self._task(task_id)
         status = self._status(task)  # poll first: output read after exit is complete
         start = 0 if from_start else task.read_offset
-        with os.fdopen(open_private_file(task.output_path), "rb") as handle:
+        with private_dir(task.output_path.parent) as folder:
+            descriptor = open_private_file(task.output_path, dir_fd=folder)
+        with os.fdopen(descriptor, "rb") as handle:
             handle.seek(start)
             chunk = handle.read(max_bytes + 3)
             end = handle.seek(0, os.SEEK_END)

@@ -2,6 +2,8 @@
 
 The old string must occur exactly once unless ``replace_all`` is set; an absent or ambiguous
 string is an error result saying how many times it occurs, so the model can add context.
+A file larger than ``max_bytes`` (default 16 MiB; checked on the opened file's size and again
+while reading, so a sparse or growing file is refused too) is an error result naming the limit.
 """
 
 from __future__ import annotations
@@ -24,7 +26,10 @@ from robota.tools.errors import ToolUsageError
 from robota.tools.rooted import RootedDir
 from robota.tools.workspace import Workspace
 
-__all__ = ["EditFileArgs", "EditFileTool"]
+__all__ = ["DEFAULT_MAX_EDIT_BYTES", "EditFileArgs", "EditFileTool"]
+
+DEFAULT_MAX_EDIT_BYTES = 16 << 20
+"""Largest file ``edit_file`` reads to edit (16 MiB); a larger one is an error result."""
 
 
 class EditFileArgs(BaseModel):
@@ -53,6 +58,7 @@ class EditFileTool(BuiltinTool[EditFileArgs]):
 
     Args:
         workspace: Paths are resolved and contained here.
+        max_bytes: Larger files are refused (an error result naming the limit).
     """
 
     name = "edit_file"
@@ -65,22 +71,29 @@ class EditFileTool(BuiltinTool[EditFileArgs]):
     permission_argument = PermissionArgument(key="path", kind=ArgumentKind.PATH)
     args_model: ClassVar[type[BaseModel]] = EditFileArgs
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Workspace, *, max_bytes: int = DEFAULT_MAX_EDIT_BYTES) -> None:
         self.workspace = workspace
+        self.max_bytes = max_bytes
 
     async def run(self, args: EditFileArgs, ctx: ToolContext[Any]) -> ToolOutput:
-        edit = functools.partial(_edit_file, self.workspace.handle, args)
+        edit = functools.partial(_edit_file, self.workspace.handle, args, self.max_bytes)
         # Not abandoned on cancel: the result must say whether the file was replaced.
         return await anyio.to_thread.run_sync(edit)
 
 
-def _edit_file(handle: RootedDir, args: EditFileArgs) -> str:
-    """Read through the handle, replace in memory, write back through the handle (a new
-    file renamed over the old one)."""
+def _edit_file(handle: RootedDir, args: EditFileArgs, max_bytes: int) -> str:
+    """Read through the handle (at most ``max_bytes``), replace in memory, write back through
+    the handle (a new file renamed over the old one)."""
     with handle.open(args.path, expect="file") as opened:
         shown = opened.display
         relative = opened.relative
-        data = opened.read_all()
+        size = opened.info.st_size
+        data = b"" if size > max_bytes else opened.read_up_to(max_bytes + 1)
+        if size > max_bytes or len(data) > max_bytes:
+            raise ToolUsageError(
+                f"{shown} is larger than edit_file's {max_bytes}-byte limit "
+                f"({max(size, len(data))} bytes); use write_file to replace it whole"
+            )
     if args.old_string == "":
         raise ToolUsageError("old_string is empty; use write_file to create or replace a file")
     if args.old_string == args.new_string:

@@ -7,13 +7,15 @@ to the searched directory. Nested ``.gitignore`` files apply as git applies them
 :mod:`robota.tools._walk`). The walk goes through the workspace's rooted handle: a symlink is
 listed only when it leads to a regular file inside the workspace, and the result ends with a
 line saying how many matching entries were skipped and why (a symlink leaving the workspace,
-a FIFO, socket or device, a broken link, a symlink to a directory, which is not followed).
+a FIFO, socket or device, a broken link, a symlink to a directory, which is not followed, a
+directory too deep to enter). A pattern whose braces expand to more than
+:data:`GLOB_PATTERN_LIMIT` patterns is an error result.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import anyio.to_thread
@@ -27,14 +29,38 @@ from robota.core.tools.base import (
 )
 from robota.tools._walk import Skipped, skip_reason, walk_files
 from robota.tools.builtin._base import BuiltinTool
+from robota.tools.errors import ToolUsageError
 from robota.tools.rooted import RootedDir
 from robota.tools.workspace import Workspace
 from wcmatch import glob as wcglob
+from wcmatch._wcparse import PatternLimitException  # pyright: ignore[reportPrivateUsage]
+from wcmatch.glob import WcMatcher
 
-__all__ = ["GLOB_FLAGS", "GlobArgs", "GlobTool"]
+__all__ = ["GLOB_FLAGS", "GLOB_PATTERN_LIMIT", "GlobArgs", "GlobTool", "compile_globs"]
 
 GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.MATCHBASE | wcglob.DOTGLOB
 """wcmatch flags used by ``glob`` and by ``grep``'s include/exclude filters."""
+GLOB_PATTERN_LIMIT = 1000
+"""Most patterns one glob may expand to (``{a,b}`` braces multiply); more is a usage error."""
+
+
+def compile_globs(patterns: Sequence[str], *, what: str = "glob pattern") -> WcMatcher[str]:
+    """Compile ``patterns`` once with :data:`GLOB_FLAGS` (a match tests any of them).
+
+    Raises:
+        ToolUsageError: A pattern expands (braces) to more than :data:`GLOB_PATTERN_LIMIT`
+            patterns, or is otherwise invalid.
+    """
+    try:
+        return wcglob.compile(list(patterns), flags=GLOB_FLAGS, limit=GLOB_PATTERN_LIMIT)
+    except PatternLimitException as error:
+        shown = ", ".join(repr(p[:80]) for p in patterns)
+        raise ToolUsageError(
+            f"{what} {shown} expands to more than {GLOB_PATTERN_LIMIT} patterns "
+            "(too many {a,b} braces); simplify it"
+        ) from error
+    except ValueError as error:
+        raise ToolUsageError(f"invalid {what}: {error}") from error
 
 
 class GlobArgs(BaseModel):
@@ -78,11 +104,12 @@ class GlobTool(BuiltinTool[GlobArgs]):
         self.max_results = max_results
 
     async def run(self, args: GlobArgs, ctx: ToolContext[Any]) -> ToolOutput:
+        matcher = compile_globs([args.pattern])
         find = functools.partial(
             _matches,
             self.workspace.handle,
             args.path,
-            args.pattern,
+            matcher,
             not args.include_ignored,
             ctx.is_cancelled,
         )
@@ -103,7 +130,11 @@ class GlobTool(BuiltinTool[GlobArgs]):
 
 
 def _matches(
-    handle: RootedDir, path: str, pattern: str, gitignore: bool, cancelled: Callable[[], bool]
+    handle: RootedDir,
+    path: str,
+    matcher: WcMatcher[str],
+    gitignore: bool,
+    cancelled: Callable[[], bool],
 ) -> tuple[list[str], Skipped]:
     found: list[str] = []
     skipped = Skipped()
@@ -111,7 +142,7 @@ def _matches(
         for entry in walk_files(
             handle, base, gitignore=gitignore, cancelled=cancelled, skipped=skipped
         ):
-            if not wcglob.globmatch(entry.local, pattern, flags=GLOB_FLAGS):
+            if not matcher.match(entry.local):
                 continue
             reason = skip_reason(handle, entry)
             if reason is None:

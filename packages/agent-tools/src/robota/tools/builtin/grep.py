@@ -1,6 +1,12 @@
 """``grep``: search file contents with a regular expression (seed 004, built-in tools).
 
-Python :mod:`re` syntax. Files ignored by ``.gitignore`` and binary files (NUL byte or invalid
+Python :mod:`re` syntax, matched by the ``regex`` package (a superset of it) so that each
+line's search has a time limit and releases the GIL: a catastrophically backtracking pattern
+such as ``(a|aa)+$`` fails the call with an error result after ``match_timeout`` seconds
+instead of holding the interpreter (where no cancellation could reach it). Lines are read with
+bounded memory: a line longer than 1 MiB ends the search of its file (counted in the skip
+note). Include/exclude globs whose braces expand past wcmatch's limit are an error result.
+Files ignored by ``.gitignore`` and binary files (NUL byte or invalid
 UTF-8 in the first 8 KiB) are skipped; ``include``/``exclude`` globs filter files by path
 relative to the searched directory (a glob without ``/`` matches the file name at any depth).
 Output looks like ``grep -n``: ``path:line:text`` for matches, ``path-line-text`` for context
@@ -15,14 +21,13 @@ selected entries were skipped and why (``[1 entry skipped: symlink leaving the w
 from __future__ import annotations
 
 import functools
-import os
-import re
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, TextIO
+from typing import Any, ClassVar
 
 import anyio.to_thread
+import regex
 from pydantic import BaseModel, ConfigDict, Field
 from robota.core.tools.base import (
     ArgumentKind,
@@ -34,14 +39,19 @@ from robota.core.tools.base import (
 from robota.tools._walk import Skipped, open_for_reading, walk_files
 from robota.tools.bounds import DEFAULT_BOUNDS, OutputBounds, bound_text
 from robota.tools.builtin._base import BuiltinTool
-from robota.tools.builtin._files import SNIFF_BYTES, looks_binary
-from robota.tools.builtin.glob import GLOB_FLAGS
+from robota.tools.builtin._files import MAX_LINE_BYTES, SNIFF_BYTES, iter_lines, looks_binary
+from robota.tools.builtin.glob import compile_globs
 from robota.tools.errors import ToolUsageError
 from robota.tools.rooted import OpenedEntry, RootedDir
 from robota.tools.workspace import Workspace
-from wcmatch import glob as wcglob
+from wcmatch.glob import WcMatcher
 
-__all__ = ["GrepArgs", "GrepTool"]
+__all__ = ["DEFAULT_MATCH_TIMEOUT", "GrepArgs", "GrepTool"]
+
+DEFAULT_MATCH_TIMEOUT = 1.0
+"""Seconds one line's regular-expression search may take before the call fails."""
+SKIP_LONG_LINE = f"line longer than {MAX_LINE_BYTES} bytes (rest of the file not searched)"
+_CANCEL_EVERY = 4096
 
 
 class GrepArgs(BaseModel):
@@ -71,11 +81,12 @@ class GrepArgs(BaseModel):
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class _Search:
-    regex: re.Pattern[str]
-    include: tuple[str, ...]
-    exclude: tuple[str, ...]
+    regex: regex.Pattern[str]
+    include: WcMatcher[str] | None
+    exclude: WcMatcher[str] | None
     context: int
     max_matches: int
+    timeout: float
 
 
 class GrepTool(BuiltinTool[GrepArgs]):
@@ -91,6 +102,8 @@ class GrepTool(BuiltinTool[GrepArgs]):
         workspace: Paths are resolved and contained here.
         bounds: Output limits.
         max_matches: Matching lines reported before the search stops.
+        match_timeout: Seconds one line's search may take; longer fails the call with an
+            error result naming the file and line.
     """
 
     name = "grep"
@@ -105,23 +118,30 @@ class GrepTool(BuiltinTool[GrepArgs]):
     args_model: ClassVar[type[BaseModel]] = GrepArgs
 
     def __init__(
-        self, workspace: Workspace, *, bounds: OutputBounds = DEFAULT_BOUNDS, max_matches: int = 500
+        self,
+        workspace: Workspace,
+        *,
+        bounds: OutputBounds = DEFAULT_BOUNDS,
+        max_matches: int = 500,
+        match_timeout: float = DEFAULT_MATCH_TIMEOUT,
     ) -> None:
         self.workspace = workspace
         self.bounds = bounds
         self.max_matches = max_matches
+        self.match_timeout = match_timeout
 
     async def run(self, args: GrepArgs, ctx: ToolContext[Any]) -> ToolOutput:
         try:
-            regex = re.compile(args.pattern, re.IGNORECASE if args.ignore_case else 0)
-        except re.error as error:
+            compiled = regex.compile(args.pattern, regex.IGNORECASE if args.ignore_case else 0)
+        except regex.error as error:
             raise ToolUsageError(f"invalid regular expression {args.pattern!r}: {error}") from error
         search = _Search(
-            regex=regex,
-            include=tuple(args.include),
-            exclude=tuple(args.exclude),
+            regex=compiled,
+            include=compile_globs(args.include, what="include glob") if args.include else None,
+            exclude=compile_globs(args.exclude, what="exclude glob") if args.exclude else None,
             context=args.context,
             max_matches=self.max_matches,
+            timeout=self.match_timeout,
         )
         work = functools.partial(
             _grep,
@@ -145,11 +165,9 @@ class GrepTool(BuiltinTool[GrepArgs]):
 
 
 def _selected(local: str, search: _Search) -> bool:
-    if search.include and not any(
-        wcglob.globmatch(local, g, flags=GLOB_FLAGS) for g in search.include
-    ):
+    if search.include is not None and not search.include.match(local):
         return False
-    return not any(wcglob.globmatch(local, g, flags=GLOB_FLAGS) for g in search.exclude)
+    return search.exclude is None or not search.exclude.match(local)
 
 
 def _grep(
@@ -165,7 +183,9 @@ def _grep(
     with handle.open(path) as base:
         if not base.is_dir:
             if _selected(base.parts[-1], search):
-                matches, stopped = _grep_opened(base, base.relative, search, out, matches)
+                matches, stopped = _grep_opened(
+                    base, base.relative, search, out, matches, skipped, cancelled
+                )
                 return out, matches, stopped, skipped
             return out, matches, False, skipped
         for entry in walk_files(
@@ -179,33 +199,51 @@ def _grep(
             if opened is None:
                 continue
             with opened:
-                matches, stopped = _grep_opened(opened, entry.relative, search, out, matches)
+                matches, stopped = _grep_opened(
+                    opened, entry.relative, search, out, matches, skipped, cancelled
+                )
             if stopped:
                 return out, matches, True, skipped
     return out, matches, False, skipped
 
 
 def _grep_opened(
-    opened: OpenedEntry, relative: str, search: _Search, out: list[str], matches: int
+    opened: OpenedEntry,
+    relative: str,
+    search: _Search,
+    out: list[str],
+    matches: int,
+    skipped: Skipped,
+    cancelled: Callable[[], bool],
 ) -> tuple[int, bool]:
     try:
         if looks_binary(opened.read_head(SNIFF_BYTES)):
             return matches, False
-        with os.fdopen(opened.fd, "r", encoding="utf-8", errors="replace", closefd=False) as handle:
-            return _grep_file(handle, relative, search, out, matches)
+        return _grep_file(opened.fd, relative, search, out, matches, skipped, cancelled)
     except OSError:
         return matches, False
 
 
 def _grep_file(
-    handle: TextIO, relative: str, search: _Search, out: list[str], matches: int
+    fd: int,
+    relative: str,
+    search: _Search,
+    out: list[str],
+    matches: int,
+    skipped: Skipped,
+    cancelled: Callable[[], bool],
 ) -> tuple[int, bool]:
     before: deque[tuple[int, str]] = deque(maxlen=search.context)
     after = 0
     last_printed = 0
-    for number, raw in enumerate(handle, start=1):
-        line = raw.rstrip("\r\n")
-        if search.regex.search(line):
+    for number, (raw, complete) in enumerate(iter_lines(fd), start=1):
+        if not complete:
+            skipped.add(SKIP_LONG_LINE)
+            return matches, False
+        if number % _CANCEL_EVERY == 0 and cancelled():
+            return matches, False
+        line = raw.decode("utf-8", errors="replace")
+        if _found(search, line, relative, number):
             if matches >= search.max_matches:
                 return matches, True
             first = before[0][0] if before else number
@@ -225,3 +263,15 @@ def _grep_file(
         elif search.context:
             before.append((number, line))
     return matches, False
+
+
+def _found(search: _Search, line: str, relative: str, number: int) -> bool:
+    """Search one line under the time limit, releasing the GIL while matching."""
+    try:
+        return search.regex.search(line, timeout=search.timeout, concurrent=True) is not None
+    except TimeoutError as error:
+        raise ToolUsageError(
+            f"the regular expression took longer than {search.timeout:g} s on "
+            f"{relative}:{number} and was stopped; simplify it (nested or overlapping "
+            "repetition such as (a|aa)+ backtracks catastrophically)"
+        ) from error

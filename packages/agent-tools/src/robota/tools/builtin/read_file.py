@@ -4,14 +4,19 @@
 The file is opened once through the workspace's rooted handle (no symlink leaving the
 workspace, no FIFO, socket or device: those are refused before a byte is read) and sniffed,
 sized and read from that one descriptor, in a worker thread.
+
+Reading is bounded whatever the file's size (a sparse 8 GiB file, a file growing while it is
+read): lines are read one at a time, at most 1 MiB each (a longer line is cut and ends the
+reading), and after the last line shown at most ``COUNT_AHEAD_BYTES`` more are read to count
+the remaining lines; an image is read to at most ``max_image_bytes`` (plus one byte).
 """
 
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Callable
-from typing import Any, ClassVar, TextIO
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,7 +31,13 @@ from robota.core.tools.base import (
 )
 from robota.tools.bounds import DEFAULT_BOUNDS, OutputBounds
 from robota.tools.builtin._base import BuiltinTool
-from robota.tools.builtin._files import SNIFF_BYTES, image_media_type, looks_binary
+from robota.tools.builtin._files import (
+    MAX_LINE_BYTES,
+    SNIFF_BYTES,
+    image_media_type,
+    iter_lines,
+    looks_binary,
+)
 from robota.tools.errors import NotARegularFileError, ToolUsageError
 from robota.tools.rooted import RootedDir
 from robota.tools.workspace import Workspace
@@ -35,6 +46,9 @@ __all__ = ["ReadFileArgs", "ReadFileTool"]
 
 DEFAULT_MAX_IMAGE_BYTES = 5 * 1024 * 1024
 """Largest image returned as a media part, in bytes (Anthropic's per-image API limit is 5 MB)."""
+COUNT_AHEAD_BYTES = 4 << 20
+"""Bytes read past the last line shown to count the file's lines for the continuation note;
+a file with more left says "more lines follow" instead of a total."""
 
 
 class ReadFileArgs(BaseModel):
@@ -127,7 +141,11 @@ def _read_file(
                 raise ToolUsageError(
                     f"{shown} is an image of {size} bytes, over the {max_image_bytes}-byte limit"
                 )
-            data = opened.read_all()
+            data = opened.read_up_to(max_image_bytes + 1)
+            if len(data) > max_image_bytes:
+                raise ToolUsageError(
+                    f"{shown} is an image over the {max_image_bytes}-byte limit (it grew)"
+                )
             return ToolReturn(
                 content=(
                     TextPart(text=f"Image {shown} ({media_type}, {len(data)} bytes)"),
@@ -136,45 +154,84 @@ def _read_file(
             )
         if looks_binary(head):
             raise ToolUsageError(f"{shown} is a binary file ({size} bytes); not shown as text")
-        with os.fdopen(
-            opened.fd, "r", encoding="utf-8", errors="replace", closefd=False
-        ) as text_file:
-            text, last, total = _numbered_lines(
-                text_file, args.offset, args.limit, bounds, cancelled
-            )
-    if total == 0:
-        return f"({shown} is empty)"
-    if args.offset > total:
+        page = _numbered_lines(opened.fd, args.offset, args.limit, bounds, cancelled)
+    if page.long_line is not None and page.long_line < args.offset:
         raise ToolUsageError(
-            f"offset {args.offset} is past the end of {shown}, which has {total} lines"
+            f"line {page.long_line} of {shown} is longer than {MAX_LINE_BYTES} bytes; "
+            "read_file does not read past it"
         )
-    if last < total:
-        text += f"\n[showed lines {args.offset}-{last} of {total}; continue with offset={last + 1}]"
+    if page.total == 0 and page.complete:
+        return f"({shown} is empty)"
+    if args.offset > page.total and page.complete:
+        raise ToolUsageError(
+            f"offset {args.offset} is past the end of {shown}, which has {page.total} lines"
+        )
+    text = page.text
+    if page.long_line is not None:
+        text += (
+            f"\n[line {page.long_line} is longer than {MAX_LINE_BYTES} bytes: cut, and the "
+            "rest of the file is not read]"
+        )
+    elif page.last < page.total and page.complete:
+        text += (
+            f"\n[showed lines {args.offset}-{page.last} of {page.total}; "
+            f"continue with offset={page.last + 1}]"
+        )
+    elif not page.complete:
+        text += (
+            f"\n[showed lines {args.offset}-{page.last}; more lines follow; "
+            f"continue with offset={page.last + 1}]"
+        )
     return text
 
 
+@dataclass(kw_only=True, slots=True)
+class _Page:
+    text: str
+    last: int  # last line shown
+    total: int  # lines counted
+    complete: bool  # total is the file's line count (the end was reached)
+    long_line: int | None  # the line longer than MAX_LINE_BYTES that ended the reading
+
+
 def _numbered_lines(
-    handle: TextIO, offset: int, limit: int, bounds: OutputBounds, cancelled: Callable[[], bool]
-) -> tuple[str, int, int]:
-    """Return (text, last line shown, total lines)."""
+    fd: int, offset: int, limit: int, bounds: OutputBounds, cancelled: Callable[[], bool]
+) -> _Page:
+    """Number the lines ``offset`` .. ``offset + limit - 1`` (within ``bounds``), then count
+    the rest for at most :data:`COUNT_AHEAD_BYTES`."""
     out: list[str] = []
     used = 0
     last = offset - 1
     total = 0
     full = False
-    for number, raw in enumerate(handle, start=1):
+    ahead = 0
+    for number, (raw, complete) in enumerate(iter_lines(fd), start=1):
         total = number
         if number % 10_000 == 0 and cancelled():
-            break
+            return _Page(
+                text="\n".join(out), last=last, total=total, complete=False, long_line=None
+            )
         if full or number < offset:
+            if not complete:  # a line too long to count past: the total stays unknown
+                long_line = None if full else number
+                return _Page(
+                    text="\n".join(out), last=last, total=total, complete=False, long_line=long_line
+                )
+            if full:
+                ahead += len(raw) + 1
+                if ahead > COUNT_AHEAD_BYTES:
+                    return _Page(
+                        text="\n".join(out), last=last, total=total, complete=False, long_line=None
+                    )
             continue
         if number >= offset + limit:
             full = True
             continue
-        line = raw.rstrip("\r\n")
+        line = raw.decode("utf-8", errors="replace")
         if len(line) > bounds.max_line_chars:
             cut = len(line) - bounds.max_line_chars
-            line = f"{line[: bounds.max_line_chars]}... [{cut} more characters on this line]"
+            more = f"{cut} more characters" if complete else "more characters"
+            line = f"{line[: bounds.max_line_chars]}... [{more} on this line]"
         entry = f"{number:>6}\t{line}"
         size = len(entry.encode()) + 1
         if used + size > bounds.max_bytes and out:
@@ -183,4 +240,8 @@ def _numbered_lines(
         out.append(entry)
         used += size
         last = number
-    return "\n".join(out), last, total
+        if not complete:
+            return _Page(
+                text="\n".join(out), last=last, total=total, complete=False, long_line=number
+            )
+    return _Page(text="\n".join(out), last=last, total=total, complete=True, long_line=None)

@@ -165,6 +165,7 @@ class ShellTool(BuiltinTool[ShellArgs]):
             kind=ArgumentKind.COMMAND,
             cwd_key="cwd",
             sandboxed_inspect=guarantees.confines_inspect,
+            environment=tuple(sorted((env or {}).items())),
         )
         note = _sandbox_note(guarantees, allow_network)
         if note:
