@@ -113,6 +113,13 @@ async def test_probe_verifies_every_guarantee() -> None:
     assert guarantees.confines_inspect
     assert "nothing survived killing bwrap" in guarantees.detail
     assert sandbox.executable == shutil.which("bwrap")
+    print(  # collected by the repo conftest into "robota figures"
+        f"sandbox: backend={guarantees.backend} "
+        f"filesystem_read_only={guarantees.filesystem_read_only} "
+        f"workspace_only_writes={guarantees.workspace_only_writes} "
+        f"network_isolated={guarantees.network_isolated} "
+        f"process_isolated={guarantees.process_isolated}"
+    )
 
 
 async def test_probe_with_missing_bwrap_is_no_sandbox(tmp_path: Path) -> None:
