@@ -445,3 +445,18 @@ def test_submodule_with_fsmonitor_refuses(ws: Path) -> None:
     # configuration counts even though the call's cwd is outer.
     assert not git_ro("git status", ws, cwd=outer)
     assert not git_ro("git diff", ws, cwd=outer)
+
+
+def test_a_symlink_inside_dot_git_leading_out_refuses_the_fast_path(tmp_path: Path) -> None:
+    """A fresh outsider's attack: ``.git/refs/heads`` (or ``objects/ab``, ``logs/HEAD``) linked to
+    another repository outside makes ``git log`` show that repository's history."""
+    outside = tmp_path / "outside"
+    ws = tmp_path / "ws"
+    for repo in (outside, ws):
+        repo.mkdir()
+        subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    assert is_read_only_line(parse_line("git log"), workspace=ws, home=tmp_path, cwd=ws)
+    heads = ws / ".git" / "refs" / "heads"
+    heads.rmdir()
+    heads.symlink_to(outside / ".git" / "refs" / "heads", target_is_directory=True)
+    assert not is_read_only_line(parse_line("git log"), workspace=ws, home=tmp_path, cwd=ws)

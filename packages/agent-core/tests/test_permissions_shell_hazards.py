@@ -58,7 +58,7 @@ CATASTROPHIC = [
     "find . -type f -exec rm -f {} \\;", "find . -exec sh -c 'rm \"$1\"' _ {} \\;",
     "find . -execdir unlink {} \\;", 'find "$d" -delete',
     # git clean, rsync
-    "git clean -fdx", "git clean -ffdx", "git clean -f", "git clean --force -d", "git clean --for",
+    "git clean -fdx", "git clean -dx", "git clean -fden", "git clean -f -d -en", "git clean -ffdx", "git clean -f", "git clean --force -d", "git clean --for",
     "git -C .. clean -fd", "git clean -fd .", "rsync -a --delete empty/ ./", "rsync --del e/ .",
     # texts that did not parse
     "python3 -c 'import shutil; shutil.rmtree(\".\")'", "perl -e 'system(\"rm -rf *\")'",
@@ -77,7 +77,7 @@ SAFE = [
     "rm *", "rm -f ./*", 'rm "$f"', "rm -- -rf", "rm -rf build/{a,b}", "rm -rf ~/project/tmp",
     "find build -delete", "find build -name '*.o' -exec rm {} +", "find . -name '*.py' -print",
     "find . -type f -exec grep -l x {} +", "git clean -n", "git clean -fdn", "git clean --dry-run -f",
-    "git clean -fdx build/", "git clean -dx", "rsync -a --delete src/ backup/",
+    "git clean -fdx build/", "rsync -a --delete src/ backup/",
     "rsync -a --delete src/ host:dst/", "rsync -a src/ .", "cd build && rm -rf *",
     "cd build; rm -rf out", "cd build && cd out && rm -rf *", "ls -R .", "grep -r x .", "cp -r . /tmp/backup", "zip -r x.zip .",
     "echo 'rm -rf *'", "git commit -m 'rm -rf *'", "mv build build.old",

@@ -581,7 +581,10 @@ async def test_container_sockets_are_masked_other_unix_sockets_stay_reachable(
         )
         script = workspace.root / "connect.py"
         script.write_text(connect)
-        command = f"{sys.executable} connect.py {engine} {other}"
+        # The base interpreter, not the venv's: a checkout under /tmp is hidden by the
+        # sandbox's private /tmp (only the workspace is bound back).
+        python = Path(sys.base_prefix) / "bin" / "python3"
+        command = f"{python if python.exists() else '/usr/bin/python3'} connect.py {engine} {other}"
         result = await call(tool, ctx, command=command)
     assert text_of(result) == (
         f"refused {engine} ConnectionRefusedError\nreached {other}\n[exit code: 0]"

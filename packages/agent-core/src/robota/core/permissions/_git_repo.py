@@ -249,6 +249,9 @@ def _safe(repository: GitRepository, workspace: Path, budget: _Budget) -> bool:
         return False
     if os.path.lexists(repository.common_dir / "objects" / "info" / "alternates"):
         return False
+    for directory in {repository.git_dir, repository.common_dir}:
+        if not _links_stay_inside(directory, workspace):
+            return False
     if worktree is None:
         return True
     index = repository.git_dir / "index"
@@ -268,6 +271,35 @@ def _safe(repository: GitRepository, workspace: Path, budget: _Budget) -> bool:
             return False
         inner = _open_dotgit(dotgit, worktree=place, workspace=workspace)
         if inner is None or not _safe(inner, workspace, budget):
+            return False
+    return True
+
+
+_MAX_GIT_ENTRIES = 50_000
+"""Entries of a git directory walked looking for links; a larger one is not judged (the line
+then asks)."""
+
+
+def _links_stay_inside(git_dir: Path, workspace: Path) -> bool:
+    """True when no symlink anywhere in ``git_dir`` (objects, refs, logs, packed-refs, index,
+    HEAD…) leads outside the workspace: a linked ``objects/ab`` or ``refs/heads`` makes a
+    reading command show another repository's history. Bounded by :data:`_MAX_GIT_ENTRIES`."""
+    pending = [git_dir]
+    seen = 0
+    while pending:
+        directory = pending.pop()
+        try:
+            with os.scandir(directory) as entries:
+                for entry in entries:
+                    seen += 1
+                    if seen > _MAX_GIT_ENTRIES:
+                        return False
+                    if entry.is_symlink():
+                        if _canonical_inside(Path(entry.path), workspace) is None:
+                            return False
+                    elif entry.is_dir(follow_symlinks=False):
+                        pending.append(Path(entry.path))
+        except OSError:
             return False
     return True
 

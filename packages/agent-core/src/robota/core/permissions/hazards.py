@@ -350,7 +350,18 @@ class _Judge:
     def _git(self, command: SimpleCommand, bases: list[str] | None) -> str | None:
         words = command.words
         index = git_subcommand_index(words)
-        if index is None or words[index] not in ("clean", "rm"):
+        if index is None:
+            return None
+        for position in range(1, index):
+            # `git -c alias.x='clean -fdx' x`: the subcommand is only known through the alias
+            value = words[position + 1] if words[position] == "-c" and position + 1 < index else ""
+            if value.lower().startswith("alias.") or words[position].lower().startswith(
+                ("-calias.", "--config-env")
+            ):
+                return (
+                    f"{command.text!r} defines a git alias on the line; what it runs is not checked"
+                )
+        if words[index] not in ("clean", "rm"):
             return None
         for position in range(1, index):
             if words[position] == "-C" and position + 1 < index:
@@ -379,14 +390,21 @@ class _Judge:
                 force = force or "force".startswith(option)
                 skip = option == "exclude" and "=" not in word
             elif not options_done and word.startswith("-") and len(word) > 1:
-                if "n" in word[1:]:
+                # A short-option cluster: `-e` takes the rest of the cluster (or the next word)
+                # as its pattern, so `-fden` is -f -d -e n, not a dry run.
+                letters = word[1:]
+                cut = letters.find("e")
+                flags = letters if cut < 0 else letters[:cut]
+                if "n" in flags:
                     return None
-                force = force or "f" in word[1:]
-                skip = word.endswith("e")
+                force = force or "f" in flags
+                skip = cut == len(letters) - 1
             else:
                 paths.append((word, facts))
-        if not force:
-            return None
+        # Without -f, git refuses only while clean.requireForce is true; a repository's own
+        # config (or the user's) may turn it off, so a clean that is not a dry run is judged
+        # as forced.
+        del force
         for word, facts in paths or [(".", WordFacts(literal=".", raw="."))]:
             if facts.runtime or self._critical(word, facts, bases):
                 return f"{command.text!r} would delete untracked work under {word!r}"
