@@ -199,6 +199,21 @@ async def _shell_sees(variant: Variant, server: LoopbackServer, base: Path) -> s
     return f"{seen} vs {root / 'ws'}|{root / 'home'}"
 
 
+class _Totals:
+    """Executions over every run of this module, for the one-line total issue 11 asks for."""
+
+    def __init__(self) -> None:
+        self.tried = self.effects = self.limits = 0
+
+    def record(self, tried: int, effects: int, limits: int) -> None:
+        self.tried += tried
+        self.effects += effects
+        self.limits += limits
+
+
+_TOTAL = _Totals()
+
+
 @pytest.mark.parametrize(("configuration", "variant"), RUNS, ids=[f"{c}-{v}" for c, v in RUNS])
 async def test_shell_redteam(
     configuration: str, variant: str, server: LoopbackServer, tmp_path: Path
@@ -216,6 +231,7 @@ async def test_shell_redteam(
     effects = [o for o in outcomes if o.effects and not o.attempt.limit]
     limits = [o for o in outcomes if o.effects and o.attempt.limit]
     allowed = sum(o.ran for o in outcomes)
+    _TOTAL.record(len(outcomes), len(effects), len(limits))
     print(
         f"shell redteam({config.name}, sandbox={built.label}): tried={len(outcomes)} "
         f"effects={len(effects)} limits={len(limits)} allowed={allowed} "
@@ -407,6 +423,7 @@ async def test_shell_redteam_outsider(
     effects = [o for o in outcomes if o.effects and not o.attempt.limit]
     limits = [o for o in outcomes if o.effects and o.attempt.limit]
     allowed = sum(o.ran for o in outcomes)
+    _TOTAL.record(len(outcomes), len(effects), len(limits))
     print(
         f"shell redteam({config.name}, sandbox={built.label}): tried={len(outcomes)} "
         f"effects={len(effects)} limits={len(limits)} allowed={allowed} "
@@ -424,3 +441,14 @@ async def test_shell_redteam_outsider(
             f"({config.name}, sandbox={built.label}):\n{listing}",
             pytrace=False,
         )
+
+
+def test_zz_shell_redteam_total() -> None:
+    """Print the total over every configuration and variant run above (runs last: pytest keeps
+    the file's order). Documented limits (interpreters, script files) are counted apart."""
+    print(
+        f"shell redteam: tried={_TOTAL.tried} effects={_TOTAL.effects} "
+        f"limits={_TOTAL.limits} (every attempt executed through the real agent loop, "
+        "permission gate and shell tool)"
+    )
+    assert _TOTAL.effects == 0
