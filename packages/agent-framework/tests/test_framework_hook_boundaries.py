@@ -268,3 +268,31 @@ async def test_a_claude_code_style_block_stops_the_tool_in_a_session(
     assert isinstance(results, ToolResultMessage)
     assert results.results[0].text == "Blocked: frozen"
     assert not (cfg.workspace / "a.txt").exists()
+
+
+async def test_a_plan_ceiling_is_not_answered_by_an_allow_rule_or_a_person(tmp_path: Path) -> None:
+    """A policy (or user) ``max_mode: plan`` means nothing changes: a lower layer's allow rule,
+    which plan mode would otherwise honour, and a person who would allow are both refused."""
+    provider = ScriptedProvider(
+        [
+            [tool_call("c1", "write_file", {"path": "a.txt", "content": "x"})],
+            [text("done")],
+        ]
+    )
+    asked: list[str] = []
+
+    async def person(request: PermissionRequest) -> Approval:
+        asked.append(request.tool_name)
+        return Approval(kind="allow_once")
+
+    settings = Settings.model_validate(
+        {"permissions": {"max_mode": "plan", "allow": ["write_file(*)"]}}
+    )
+    cfg = config(tmp_path, provider, settings=settings, approver=person)
+    session = await InteractiveSession.start(cfg)
+    try:
+        await session.submit("write it")
+    finally:
+        await session.shutdown()
+    assert not (tmp_path / "ws" / "a.txt").exists()
+    assert asked == []

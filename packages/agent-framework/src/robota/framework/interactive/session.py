@@ -50,11 +50,12 @@ from robota.core.permissions import (
     Approval,
     Approver,
     ConsentStore,
+    PermissionCeiling,
     PermissionContext,
     PermissionGate,
     PermissionMode,
 )
-from robota.core.tools.base import Tool
+from robota.core.tools.base import RiskClass, Tool
 from robota.core.usage import Usage
 from robota.framework.checkpoints import CheckpointGate, CheckpointStore, RestoreReport
 from robota.framework.context import assemble_system_prompt, discover_instructions
@@ -228,11 +229,19 @@ class InteractiveSession:
             PermissionMode(perms.default_mode) if perms.default_mode else PermissionMode.DEFAULT
         )
         chosen = cap_mode(chosen, perms.max_mode)  # the ceiling outranks the host (issue #13)
+        # `max_mode: plan` means no change runs at all: an inspect-only ceiling, which no allow
+        # rule of a lower layer (nor the approver) can answer (seed 000, step 2 of the order).
+        ceiling = (
+            PermissionCeiling.of(risks=[RiskClass.INSPECT], name="max_mode plan ceiling")
+            if perms.max_mode == "plan"
+            else None
+        )
         return PermissionContext.from_rules(
             self.config.workspace,
             allow=perms.allow,
             deny=perms.deny,
             ask=perms.ask,
+            ceiling=ceiling,
             mode=chosen,
             approver=self._approver,
             consent=self._consent,
