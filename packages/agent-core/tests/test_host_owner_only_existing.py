@@ -28,7 +28,6 @@ from robota.core.host.errors import (
 from robota.core.host.owner_only import (
     create_private_file,
     ensure_private_dir,
-    ensure_store_dir,
     open_private_file,
     read_private_file,
     verify_private_dir,
@@ -267,54 +266,6 @@ def test_a_clean_directory_still_works(tmp_path: Path) -> None:
     ensure_private_dir(logs)  # idempotent
     assert stat.S_ISDIR(verify_private_dir(logs).st_mode)
     assert _mode(logs) == 0o700
-
-
-# --- ensure_store_dir: the folder a host-named file lives in ------------------------------
-
-
-def test_store_dir_creates_a_missing_folder_owner_only(tmp_path: Path) -> None:
-    ensure_store_dir(tmp_path / "new" / "state")
-    assert _mode(tmp_path / "new" / "state") == 0o700
-
-
-@pytest.mark.parametrize("mode", [0o700, 0o755, 0o750, 0o500])
-def test_store_dir_accepts_an_own_folder_nobody_else_can_write(tmp_path: Path, mode: int) -> None:
-    folder = tmp_path / "project"
-    folder.mkdir()
-    os.chmod(folder, mode)
-    ensure_store_dir(folder)
-    assert _mode(folder) == mode
-
-
-@pytest.mark.parametrize("mode", [0o777, 0o770, 0o702, 0o1777])
-def test_store_dir_refuses_a_folder_others_can_write(tmp_path: Path, mode: int) -> None:
-    folder = tmp_path / "shared"
-    folder.mkdir()
-    os.chmod(folder, mode)
-    with pytest.raises(InsecurePermissionsError) as caught:
-        ensure_store_dir(folder)
-    assert caught.value.fix == f"chmod go-w {folder}"
-    assert _mode(folder) == mode
-
-
-def test_store_dir_refuses_a_symlink_or_a_file(tmp_path: Path) -> None:
-    (tmp_path / "real").mkdir(mode=0o700)
-    (tmp_path / "link").symlink_to(tmp_path / "real")
-    (tmp_path / "file").write_bytes(b"")
-    for name, problem in (("link", "symlink"), ("file", "wrong_type")):
-        with pytest.raises(UnsafeStoreEntryError) as caught:
-            ensure_store_dir(tmp_path / name)
-        assert caught.value.problem == problem
-
-
-@needs_root
-def test_store_dir_refuses_a_foreign_folder(tmp_path: Path) -> None:
-    folder = tmp_path / "foreign"
-    folder.mkdir(mode=0o755)
-    os.chown(folder, FOREIGN, FOREIGN)
-    with pytest.raises(InsecurePermissionsError) as caught:
-        ensure_store_dir(folder)
-    assert caught.value.uid == FOREIGN
 
 
 # --- open_private_file / read_private_file / create_private_file --------------------------

@@ -20,7 +20,6 @@ from robota.core.host.errors import InsecurePermissionsError, UnsafeStoreEntryEr
 from robota.core.host.owner_only import (
     create_private_file,
     ensure_private_dir,
-    ensure_store_dir,
     open_private_dir,
     open_private_file,
     private_dir,
@@ -161,12 +160,11 @@ def test_open_private_dir_relative_creates_owner_only(base: Path) -> None:
 # --- parents ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("ensure", [ensure_private_dir, ensure_store_dir])
-def test_an_ancestor_others_can_write_is_refused(base: Path, ensure: object) -> None:
+def test_an_ancestor_others_can_write_is_refused(base: Path) -> None:
     shared = base / "shared"
     shared.mkdir()
     shared.chmod(0o777)
-    assert callable(ensure)
+    ensure = ensure_private_dir
     with pytest.raises(InsecurePermissionsError) as caught:
         ensure(shared / "store" / "logs")
     assert caught.value.path == str(shared)
@@ -214,7 +212,6 @@ def test_a_link_among_the_parents_is_resolved_once(base: Path) -> None:
 
 def test_pytest_tmp_and_home_layouts_pass(tmp_path: Path) -> None:
     ensure_private_dir(tmp_path / "robota" / "sessions")
-    ensure_store_dir(tmp_path / "project")
 
 
 # --- the credential file ----------------------------------------------------------------------

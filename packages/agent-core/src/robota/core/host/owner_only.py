@@ -35,7 +35,7 @@ link is refused (``st_nlink > 1``, judged on ``lstat`` and on the opened descrip
 it would read or change that file); a store folder swapped for a link after it was checked
 cannot redirect the store when its entries are reached through a descriptor of the verified
 folder (:func:`private_dir`, then ``dir_fd=`` on every call here); and every existing ancestor
-of a folder :func:`ensure_private_dir` or :func:`ensure_store_dir` accepts (its path resolved
+of a folder :func:`ensure_private_dir` accepts (its path resolved
 once) must belong to root or this account and be writable by nobody else unless sticky
 (``/tmp``), as OpenSSH's secure-path check requires: whoever can write an ancestor can swap the
 folder.
@@ -90,7 +90,6 @@ __all__ = [
     "OwnerOnlyGuarantee",
     "create_private_file",
     "ensure_private_dir",
-    "ensure_store_dir",
     "open_private_dir",
     "open_private_file",
     "owner_only_guarantee",
@@ -435,67 +434,6 @@ def ensure_private_dir(
                 path=str(target),
             )
     _judge(target, info, "directory", private=True)
-    return guarantee
-
-
-def ensure_store_dir(path: str | os.PathLike[str]) -> OwnerOnlyGuarantee:
-    """Make sure ``path`` can hold owner-only files: no other account can add, replace or
-    remove entries in it.
-
-    For a folder the host named to hold one owner-only file and the side files a library
-    creates beside it (a SQLite database and its ``-wal``/``-shm``/``-journal``), where the
-    folder may be the host's own (a project directory at 0755). A missing folder is created
-    by :func:`ensure_private_dir` (0700). An existing one must be a directory itself (not a
-    symbolic link: ``lstat``), belong to this account and carry no group/other *write* bits;
-    read and search bits are allowed, because the files in it are 0600 and what matters is
-    that nobody else can plant a link or a FIFO at a name the store will open.
-
-    Args:
-        path: The folder.
-
-    Returns:
-        The guarantee in force.
-
-    Raises:
-        UnsafeStoreEntryError: ``path`` is a symbolic link or not a directory.
-        InsecurePermissionsError: ``path`` belongs to another account, or group/other can
-            write it (``fix``: ``chmod go-w PATH``), including a sticky shared folder such as
-            ``/tmp``; or an existing ancestor belongs to another account or is writable by
-            others without the sticky bit (as :func:`ensure_private_dir`).
-        ModeNotEnforcedError: A folder created here does not keep mode 0700.
-        OSError: Other filesystem failures, as raised.
-    """
-    target = _resolve_parent(path)
-    if not os.path.lexists(target):
-        return ensure_private_dir(target)
-    _check_ancestors(target)
-    guarantee = owner_only_guarantee()
-    info = os.lstat(target)
-    _judge(target, info, "directory", private=False)
-    if guarantee is not OwnerOnlyGuarantee.POSIX_MODES:
-        return guarantee
-    text = os.fspath(target)
-    quoted = shlex.quote(text)
-    mode = stat.S_IMODE(info.st_mode)
-    me = os.geteuid()
-    if info.st_uid != me:
-        fix = f"use a folder of your own, or take it over (chown {me} {quoted})"
-        raise InsecurePermissionsError(
-            f"{text!r} is owned by uid {info.st_uid}, not {me}. Fix: {fix}",
-            path=text,
-            mode=mode,
-            uid=info.st_uid,
-            fix=fix,
-        )
-    if mode & 0o022:
-        fix = f"chmod go-w {quoted}"
-        raise InsecurePermissionsError(
-            f"{text!r} has mode {oct(mode)}; others can add or replace entries in it. Fix: {fix}",
-            path=text,
-            mode=mode,
-            uid=info.st_uid,
-            fix=fix,
-        )
     return guarantee
 
 
