@@ -384,14 +384,53 @@ class ContentFilterError(ProviderError):
 
 
 class MalformedResponseError(ProviderError):
-    """The vendor's response could not be decoded into neutral events."""
+    """The vendor's response could not be decoded into neutral events, or it did not complete
+    by the vendor's own rules (a stream cut before its final event, an empty or HTML body where
+    JSON was due, an envelope missing a required field).
+
+    Recoverable: a cut stream or a gateway's error page is usually transient, so a retry policy
+    may retry it (never after the first streamed event reached the caller).
+
+    Attributes:
+        missing: What the response lacked, e.g. ``"[DONE] after the last chunk"``,
+            ``"message_stop event"``, ``"JSON object body"``; None when not a missing part.
+        api: The API surface, e.g. ``"chat.completions"``, ``"messages"``, when known.
+    """
 
     code = "malformed_response"
+    default_recoverable = True
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str,
+        missing: str | None = None,
+        api: str | None = None,
+        status: int | None = None,
+        vendor_type: str | None = None,
+        request_id: str | None = None,
+        retry_after: float | None = None,
+        body: Mapping[str, Any] | None = None,
+        recoverable: bool | None = None,
+    ) -> None:
+        super().__init__(
+            message,
+            provider=provider,
+            status=status,
+            vendor_type=vendor_type,
+            request_id=request_id,
+            retry_after=retry_after,
+            body=body,
+            recoverable=recoverable,
+        )
+        self.missing = missing
+        self.api = api
 
 
 class TruncatedResponseError(ProviderError):
-    """The answer stopped at the max-tokens limit where a complete answer was required
-    (structured output, a tool call)."""
+    """The answer stopped at the max-tokens limit (finish category ``length``). A run raises it
+    unless the caller opted into accepting a truncated answer."""
 
     code = "truncated"
     default_recoverable = True

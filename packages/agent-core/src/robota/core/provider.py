@@ -30,7 +30,9 @@ from robota.core.settings import ModelSettings
 from robota.core.usage import Usage
 
 __all__ = [
+    "UNKNOWN_ENDPOINT",
     "EffortResolution",
+    "EndpointProvenance",
     "ModelRequest",
     "ModelResponse",
     "OutputSchema",
@@ -43,6 +45,7 @@ __all__ = [
     "ThinkingDelta",
     "ToolCallDelta",
     "ToolDefinition",
+    "UsageReported",
 ]
 
 
@@ -209,6 +212,20 @@ class ToolCallDelta:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class UsageReported:
+    """Usage the vendor reported before the response completed (Anthropic ``message_start``,
+    a Gemini chunk's ``usageMetadata``): the cumulative usage of this call so far, not a delta.
+
+    A round cancelled before :class:`ResponseCompleted` counts the last one it saw, so input
+    tokens the vendor already billed are not lost. Providers that learn usage only at the end
+    need not emit it.
+    """
+
+    kind: Literal["usage_reported"] = "usage_reported"
+    usage: Usage
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ResponseCompleted:
     """The final event of every successful stream."""
 
@@ -216,8 +233,27 @@ class ResponseCompleted:
     response: ModelResponse
 
 
-StreamEvent = TextDelta | ThinkingDelta | ToolCallDelta | ResponseCompleted
-"""What :meth:`Provider.stream` yields."""
+StreamEvent = TextDelta | ThinkingDelta | ToolCallDelta | UsageReported | ResponseCompleted
+"""What :meth:`Provider.stream` yields. Consumers ignore event kinds they do not handle."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class EndpointProvenance:
+    """Where a provider instance sends its requests (seed 000, "Structured Output Contract":
+    endpoint provenance is a fact independent of the capability table).
+
+    Attributes:
+        base_url: The API base URL in use, or None when the provider has no single one.
+        vendor: True when it is the vendor's own endpoint (the vendor's stated guarantees and
+            capability table apply); False for a custom base URL (a gateway, a proxy, a local
+            compatible server), whose guarantees nobody stated; None when unknown.
+    """
+
+    base_url: str | None = None
+    vendor: bool | None = None
+
+
+UNKNOWN_ENDPOINT = EndpointProvenance()
 
 
 class Provider(ABC):
@@ -236,6 +272,11 @@ class Provider(ABC):
 
     name: str = "provider"
     default_model: str | None = None
+
+    @property
+    def endpoint(self) -> EndpointProvenance:
+        """Where this instance sends requests (unknown unless the provider says)."""
+        return UNKNOWN_ENDPOINT
 
     @abstractmethod
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
