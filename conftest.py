@@ -9,7 +9,7 @@ import re
 import pytest
 
 _SUMMARY = re.compile(
-    r"^(cassettes|sandbox|corpus|shell corpus|shell redteam|fs redteam|store redteam|trust redteam|residency|kill test|bench)(\([^)]*\))?: .*$",
+    r"^(cassettes|sandbox|corpus|shell corpus|shell redteam|fs redteam|store redteam|trust redteam|residency|kill test|bench|malformed)(\([^)]*\))?: .*$",
     re.M,
 )
 _lines: list[str] = []

@@ -74,7 +74,7 @@ async def test_run_level_budget_wins_and_empty_summary_returns_fallback() -> Non
 async def test_summary_failure_fails_the_run_with_its_error() -> None:
     error = RateLimitError("busy", provider="scripted", status=429)
     provider = ScriptedProvider([*looping(1), [fail(error)]])  # type: ignore[list-item]
-    agent = Agent(provider, tools=[echo], max_rounds=1)
+    agent = Agent(provider, tools=[echo], max_rounds=1, retry=None)  # the raw failure
     with pytest.raises(RateLimitError):
         await agent.run("go")
 

@@ -56,7 +56,10 @@ async def test_json_mode_sends_flag_and_states_schema() -> None:
 
 @pytest.mark.anyio
 async def test_prompted_transport_states_schema_for_that_request_only() -> None:
-    provider = ScriptedProvider(['```json\n{"name": "B", "population": 2}\n```', "plain"])
+    caps = ModelCapabilities(native_structured_output=False, json_mode=False)
+    provider = ScriptedProvider(
+        ['```json\n{"name": "B", "population": 2}\n```', "plain"], capabilities=caps
+    )
     agent = Agent(provider, system_prompt="Base prompt.")
     result = await agent.run("q", output_type=City)
     assert result.output == City(name="B", population=2)
@@ -68,6 +71,31 @@ async def test_prompted_transport_states_schema_for_that_request_only() -> None:
     assert agent.system_prompt == "Base prompt."
     await agent.run("next")
     assert provider.requests[1].messages[0] == SystemMessage(content="Base prompt.")
+
+
+@pytest.mark.anyio
+async def test_unknown_capabilities_send_the_schema_natively() -> None:
+    # seed 000: silence about a capability is not a denial; the request goes unchanged
+    provider = ScriptedProvider(['{"name": "U", "population": 5}'])
+    result = await Agent(provider).run("q", output_type=City)
+    assert result.output == City(name="U", population=5)
+    request = provider.requests[0]
+    assert request.output is not None
+    assert request.output.transport is StructuredOutputTransport.NATIVE
+    assert all(not isinstance(m, SystemMessage) for m in request.messages)  # no instruction
+
+
+@pytest.mark.anyio
+async def test_native_stated_false_and_json_mode_unknown_is_prompted() -> None:
+    caps = ModelCapabilities(native_structured_output=False)
+    provider = ScriptedProvider(['{"name": "P", "population": 6}'], capabilities=caps)
+    result = await Agent(provider).run("q", output_type=City)
+    assert result.output == City(name="P", population=6)
+    request = provider.requests[0]
+    assert request.output is None
+    system = request.messages[0]
+    assert isinstance(system, SystemMessage)
+    assert '"population"' in system.content
 
 
 @pytest.mark.anyio

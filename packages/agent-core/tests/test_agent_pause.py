@@ -24,7 +24,6 @@ from robota.core.agent.pause import (
     load_decisions,
 )
 from robota.core.agent.result import RunResult
-from robota.core.errors import ConfigurationError
 from robota.core.events import Event
 from robota.core.journal import MemoryJournal
 from robota.core.messages import (
@@ -371,10 +370,18 @@ async def test_resume_refuses_an_agent_whose_history_went_elsewhere() -> None:
 
 
 @pytest.mark.anyio
-async def test_journaled_agent_refuses_pause_apis() -> None:
-    agent = Agent(ScriptedProvider(["x"]), journal=MemoryJournal())
-    with pytest.raises(ConfigurationError):
-        await agent.run_until_pause("go")
+async def test_a_journaled_agent_pauses_with_its_requests_saved() -> None:
+    journal = MemoryJournal()
+    log: list[str] = []
+    provider = ScriptedProvider([[tool_call("d1", "delete", {"path": "a"})], "done"])
+    agent = Agent(provider, tools=make_tools(log), journal=journal)
+    paused = await agent.run_until_pause("go", run_id="r1")
+    assert isinstance(paused, RunPaused)
+    run = await journal.load_run("r1")
+    assert run is not None
+    assert run.outcome is None
+    assert sorted(run.waits) == ["1:0"]
+    assert log == []
 
 
 @pytest.mark.anyio

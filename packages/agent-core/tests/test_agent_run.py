@@ -195,7 +195,8 @@ async def test_interrupted_annotation_is_overridable() -> None:
 
     error = RateLimitError("x", provider="scripted")
     provider = ScriptedProvider([[fail(error)], "fresh"])
-    agent = Agent(provider, texts=AgentTexts(interrupted_annotation="(cut)"))
+    # retry=None: the default retries would answer the failed call with the next turn
+    agent = Agent(provider, texts=AgentTexts(interrupted_annotation="(cut)"), retry=None)
     with pytest.raises(RateLimitError):
         await agent.run("first")
     await agent.run("second")

@@ -10,8 +10,10 @@ from robota.core.agent import Agent
 from robota.core.errors import JournalError
 from robota.core.journal import (
     INTERRUPTED_EFFECT_TEXT,
+    RESERVED_PREFIX,
     ContinuationError,
     MemoryJournal,
+    ReconciliationError,
     decode_result,
 )
 from robota.core.messages import (
@@ -68,6 +70,9 @@ class CrashingJournal(MemoryJournal):
     async def record_tool_start(
         self, run_id: str, key: str, tool_name: str, arguments: JsonValue
     ) -> None:
+        if key.startswith(RESERVED_PREFIX):  # model starts, residency, waits: not tool calls
+            await super().record_tool_start(run_id, key, tool_name, arguments)
+            return
         before, after = self._gate("record_tool_start")
         if before:
             raise Crash
@@ -196,7 +201,7 @@ async def test_continuation_after_a_crash_once_a_response_is_recorded_sends_no_s
     assert run.outcome == "completed"
 
 
-async def test_a_response_that_was_not_recorded_is_requested_again() -> None:
+async def test_a_response_that_was_not_recorded_is_refused_then_requested_again_on_opt_in() -> None:
     journal = CrashingJournal()
     journal.crash_at = ("record_response", 1, "before")
     effects: list[str] = []
@@ -206,8 +211,14 @@ async def test_a_response_that_was_not_recorded_is_requested_again() -> None:
     assert effects == ["a", "b"]
 
     journal.crash_at = None
+    refused, provider1 = make_agent(journal, list(TURNS[1:]), effects)
+    with pytest.raises(ReconciliationError) as info:
+        await refused.continue_run("r1")
+    assert (info.value.reason, info.value.steps) == ("unrecorded_model_call", (1,))
+    assert provider1.requests == []  # nothing was sent, restored or run
+    assert refused.history[1:] == ()
     fresh, provider2 = make_agent(journal, list(TURNS[1:]), effects)
-    result = await fresh.continue_run("r1")
+    result = await fresh.continue_run("r1", resend_unrecorded_model_call=True)
     assert len(provider2.requests) == 2  # round 2 again, then round 3
     assert effects == ["a", "b", "c"]
     assert dump_messages(result.new_messages) == await reference_messages()

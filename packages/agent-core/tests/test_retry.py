@@ -21,8 +21,10 @@ from robota.core.provider import (
     ResponseCompleted,
     StreamEvent,
     TextDelta,
+    UsageReported,
 )
 from robota.core.retry import RetryingProvider, RetryPolicy
+from robota.core.usage import Usage
 
 REQUEST = ModelRequest(model="m", messages=())
 DONE = ResponseCompleted(response=ModelResponse(message=AssistantMessage(parts=())))
@@ -173,3 +175,30 @@ async def test_delegates_to_the_inner_provider() -> None:
 def test_policy_rejects_zero_attempts() -> None:
     with pytest.raises(ConfigurationError, match="at least 1"):
         RetryPolicy(max_attempts=0)
+
+
+class UsageFirstProvider(Provider):
+    """Reports usage (as Anthropic's message_start does), then fails once, then answers."""
+
+    name = "usage-first"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        self.calls += 1
+        yield UsageReported(usage=Usage(input_tokens=10))
+        if self.calls == 1:
+            raise server_error()
+        yield TextDelta(text="hello")
+        yield DONE
+
+
+@pytest.mark.anyio
+async def test_a_usage_report_alone_does_not_prevent_a_retry() -> None:
+    inner = UsageFirstProvider()
+    rec = Recorder()
+    events = [e async for e in RetryingProvider(inner, sleep=rec.sleep).stream(REQUEST)]
+    assert inner.calls == 2
+    assert len(rec.sleeps) == 1
+    assert [e for e in events if isinstance(e, TextDelta)] == [TextDelta(text="hello")]

@@ -6,6 +6,7 @@ import copy
 from typing import Any
 
 import pytest
+from robota.core.agent.validation import validate_against
 from robota.core.provider import ToolDefinition
 from robota.core.schema import (
     Adapted,
@@ -181,3 +182,32 @@ def test_annotation_only_changes_add_no_note() -> None:
 def test_drop_strict_nulls_restores_omitted_optionals() -> None:
     args = {"path": "/a", "limit": None, "mode": None, "opts": {"deep": None}}
     assert drop_strict_nulls(SCHEMA, args) == {"path": "/a", "mode": None, "opts": {}}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ({"inner": {"z": None, "w": None}}, {"inner": {"z": None}}),
+        ({"items": [{"z": None, "w": None}, {"w": "a"}]}, {"items": [{"z": None}, {"w": "a"}]}),
+        ({"inner": None, "items": None}, {"inner": None, "items": None}),
+    ],
+)
+def test_drop_strict_nulls_reaches_into_optional_models_and_lists(
+    arguments: dict[str, Any], expected: dict[str, Any]
+) -> None:
+    inner = {
+        "type": "object",
+        "properties": {
+            "z": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+            "w": {"type": "string"},
+        },
+    }
+    schema = {
+        "type": "object",
+        "properties": {
+            "inner": {"anyOf": [inner, {"type": "null"}]},
+            "items": {"anyOf": [{"type": "array", "items": inner}, {"type": "null"}]},
+        },
+    }
+    assert drop_strict_nulls(schema, arguments) == expected
+    assert validate_against(schema, expected) == []

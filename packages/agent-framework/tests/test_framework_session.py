@@ -189,6 +189,7 @@ async def test_cancel_interrupts_the_turn_not_the_session(tmp_path: Path) -> Non
     )
     cfg = config(tmp_path, provider)
     async with await InteractiveSession.start(cfg) as session:
+        assert session.steer("nobody reads this") is False  # idle: nothing is queued
         results: list[Any] = []
         async with anyio.create_task_group() as group:
 
@@ -223,6 +224,7 @@ async def test_steer_and_cancel_one_tool_through_the_session(tmp_path: Path) -> 
     sink = Recorder()
     cfg = config(tmp_path, provider, default_tools=(slow,), sinks=(sink,))
     async with await InteractiveSession.start(cfg) as session:
+        assert session.steer("nobody reads this") is False  # idle: nothing is queued
         results: list[Any] = []
         async with anyio.create_task_group() as group:
 
@@ -232,11 +234,14 @@ async def test_steer_and_cancel_one_tool_through_the_session(tmp_path: Path) -> 
             group.start_soon(run)
             with anyio.fail_after(10):
                 await slow_started.wait()
-            session.steer("also, be brief")
+            assert session.steer("also, be brief") is True
             call_ids.extend(e.call_id for e in sink.events if isinstance(e, ToolCallStarted))
             assert session.cancel_tool(call_ids[0]) is True
+        assert session.steer("too late") is False  # the turn ended
     assert results[0].text == "ok"
     second = provider.requests[1].messages
+    assert "too late" not in str(second)
+    assert "nobody reads" not in str(second)
     assert isinstance(second[-1], UserMessage)
     assert "be brief" in str(second[-1])
     assert "cancelled" in str(second[-2])

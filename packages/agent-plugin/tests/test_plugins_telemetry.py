@@ -158,7 +158,7 @@ async def test_a_run_with_a_tool_call_exports_nested_genai_spans(
 async def test_a_failed_run_sets_error_status_and_type(exporter: InMemorySpanExporter) -> None:
     provider = ScriptedProvider([[fail(RateLimitError("slow down", provider="scripted"))]])
     sink = OpenTelemetrySink(_provider(exporter))
-    agent = Agent(provider, sinks=[sink])
+    agent = Agent(provider, sinks=[sink], retry=None)  # the raw failure, not a retry
 
     with pytest.raises(RateLimitError):
         await agent.run("hi")

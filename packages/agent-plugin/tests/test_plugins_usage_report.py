@@ -28,7 +28,7 @@ async def test_report_tallies_models_and_runs_with_cost() -> None:
         ]
     )
     report = UsageReport(price=_flat)
-    agent = Agent(provider, sinks=[report])
+    agent = Agent(provider, sinks=[report], retry=None)  # run three fails, not retried
 
     first = await agent.run("one")
     second = await agent.run("two")

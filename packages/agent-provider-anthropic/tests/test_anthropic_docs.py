@@ -11,7 +11,11 @@ import pytest
 @pytest.mark.parametrize(
     "name",
     [
+        "robota.providers.anthropic._endpoint",
+        "robota.providers.anthropic._errors",
         "robota.providers.anthropic._provider",
+        "robota.providers.anthropic._response",
+        "robota.providers.anthropic._sse",
         "robota.providers.anthropic._usage",
         "robota.providers.anthropic._transport",
         "robota.providers.anthropic.replay",

@@ -204,7 +204,7 @@ async def test_error_event_mid_stream_is_classified() -> None:
 @pytest.mark.anyio
 async def test_stream_cut_before_message_stop_is_reported() -> None:
     events = [_start({"input_tokens": 1, "output_tokens": 1})]
-    with pytest.raises(MalformedResponseError, match="before message_stop"):
+    with pytest.raises(MalformedResponseError, match="message_stop event"):
         async for _ in _provider(_stream_handler(events)).stream(_REQUEST):
             pass
 

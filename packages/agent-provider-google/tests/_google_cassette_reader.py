@@ -1,14 +1,13 @@
-"""An independent reader of recorded Gemini traffic for the replay tests (not the adapter's code).
-
-It computes what a user should see from the recorded JSON / SSE by hand, and rebuilds a neutral
-request from the recorded request body.
+"""An independent reader of recorded Gemini traffic for the replay tests (not the adapter's code):
+where the recordings are, which interactions are Google model calls, and a neutral request rebuilt
+from a recorded request body. What a user should see is computed in ``_google_expected``.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -26,7 +25,7 @@ from robota.core.messages import (
     UserMessage,
 )
 from robota.core.provider import ModelRequest, OutputSchema, ToolDefinition
-from robota.core.testing.cassette import Interaction
+from robota.core.testing.cassette import Interaction, load_cassette
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 
@@ -43,6 +42,27 @@ def is_google_host(host: str) -> bool:
     return host == "generativelanguage.googleapis.com" or host.endswith("aiplatform.googleapis.com")
 
 
+MODEL_CALLS = frozenset({"generateContent", "streamGenerateContent"})
+COVERED_METHODS = MODEL_CALLS | {"countTokens"}
+
+
+def google_interactions() -> list[tuple[Path, int, Interaction]]:
+    """Every recorded Google interaction under :func:`cassette_root`, in file order."""
+    return list(_interactions_under(cassette_root()))
+
+
+@functools.cache
+def _interactions_under(root: Path) -> tuple[tuple[Path, int, Interaction], ...]:
+    # Parsing the YAML recordings is the slow part of the suite; each folder is read once.
+    found: list[tuple[Path, int, Interaction]] = []
+    for file in sorted(root.glob("*/*.yaml")):
+        cassette = load_cassette(file)
+        for index, interaction in enumerate(cassette.interactions):
+            if is_google_host(interaction.host):
+                found.append((file, index, interaction))
+    return tuple(found)
+
+
 def vertex_target(uri: str) -> tuple[str, str] | None:
     """(project, location) from a Vertex URL, or None for the Gemini API."""
     parts = urlsplit(uri).path.split("/")
@@ -57,74 +77,6 @@ def model_of(uri: str) -> str:
 
 def method_of(uri: str) -> str:
     return urlsplit(uri).path.rsplit(":", 1)[-1]
-
-
-FINISH = {
-    "STOP": "stop",
-    "MAX_TOKENS": "length",
-    "SAFETY": "content_filter",
-    "RECITATION": "content_filter",
-    "BLOCKLIST": "content_filter",
-    "PROHIBITED_CONTENT": "content_filter",
-    "SPII": "content_filter",
-    "MODEL_ARMOR": "content_filter",
-}
-
-
-@dataclass
-class Expected:
-    text: str = ""
-    thinking: str = ""
-    calls: list[tuple[str, dict[str, Any]]] = field(
-        default_factory=list[tuple[str, dict[str, Any]]]
-    )
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read: int = 0
-    raw_finish: str | None = None
-    signatures: list[str] = field(default_factory=list[str])
-
-    @property
-    def finish(self) -> str:
-        if self.raw_finish in (None, "STOP") and self.calls:
-            return "tool_calls"
-        return FINISH.get(self.raw_finish or "STOP", "other")
-
-
-def _absorb(expected: Expected, body: dict[str, Any]) -> None:
-    usage = body.get("usageMetadata")
-    if usage:
-        expected.input_tokens = usage.get("promptTokenCount", 0)
-        expected.output_tokens = usage.get("candidatesTokenCount", 0) + usage.get(
-            "thoughtsTokenCount", 0
-        )
-        expected.cache_read = usage.get("cachedContentTokenCount", 0)
-    for candidate in body.get("candidates", [])[:1]:
-        if candidate.get("finishReason"):
-            expected.raw_finish = candidate["finishReason"]
-        for part in (candidate.get("content") or {}).get("parts", []):
-            if "thoughtSignature" in part:
-                expected.signatures.append(part["thoughtSignature"])
-            if "functionCall" in part:
-                call = part["functionCall"]
-                expected.calls.append((call["name"], call.get("args") or {}))
-            elif "text" in part:
-                if part.get("thought"):
-                    expected.thinking += part["text"]
-                else:
-                    expected.text += part["text"]
-
-
-def expected_of(interaction: Interaction) -> Expected:
-    """What the recorded response says, read independently."""
-    expected = Expected()
-    if interaction.is_stream:
-        for line in interaction.body.decode().splitlines():
-            if line.startswith("data:"):
-                _absorb(expected, json.loads(line[5:].strip()))
-    else:
-        _absorb(expected, interaction.json)
-    return expected
 
 
 def _lower_types(schema: Any) -> Any:

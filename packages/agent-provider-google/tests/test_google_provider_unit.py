@@ -34,13 +34,14 @@ from robota.core.provider import ModelRequest, ToolDefinition
 from robota.core.settings import ModelSettings
 from robota.providers.google import GoogleProvider, estimate_cost
 
+OK_BODY = {"candidates": [{"content": {"parts": [{"text": "ok"}]}, "finishReason": "STOP"}]}
 SIG_TEXT = base64.b64encode(b"text-signature-\xff\xfe").decode()
 SIG_CALL = base64.b64encode(b"call-signature-\xfb\xff").decode()
 
 
 def _provider(handler: Any, **kwargs: Any) -> GoogleProvider:
     return GoogleProvider(
-        api_key="k", http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler)), **kwargs
+        "k", http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler)), **kwargs
     )
 
 
@@ -189,7 +190,7 @@ async def test_signatures_and_results_round_trip_on_the_wire() -> None:
 
     def handler(request: httpx.Request) -> httpx.Response:
         sent.append(json.loads(request.content))
-        return httpx.Response(200, json={"candidates": [{"content": {"parts": [{"text": "ok"}]}}]})
+        return httpx.Response(200, json=OK_BODY)
 
     history = (
         UserMessage.of("hi"),
@@ -224,7 +225,7 @@ async def test_vendor_call_ids_are_sent_back_verbatim() -> None:
 
     def handler(request: httpx.Request) -> httpx.Response:
         sent.append(json.loads(request.content))
-        return httpx.Response(200, json={"candidates": [{"content": {"parts": [{"text": "ok"}]}}]})
+        return httpx.Response(200, json=OK_BODY)
 
     call = ToolCallPart(id="vendor-7", name="f", arguments={})
     history = (
@@ -267,7 +268,7 @@ async def test_reasoning_effort_reaches_the_wire(
 
     def handler(request: httpx.Request) -> httpx.Response:
         sent.append(json.loads(request.content))
-        return httpx.Response(200, json={"candidates": [{"content": {"parts": [{"text": "ok"}]}}]})
+        return httpx.Response(200, json=OK_BODY)
 
     response = await _provider(handler).complete(
         _request(model, settings=ModelSettings(reasoning_effort=effort))

@@ -51,7 +51,7 @@ def build_provider(resolved: ResolvedProvider, *, retries: bool = True) -> Provi
         if kind == "openai-compatible" and not resolved.base_url:
             raise ConfigurationError("an openai-compatible provider needs a base_url")
         inner = OpenAIChatProvider(
-            resolved.api_key or "not-needed",
+            resolved.api_key,  # None: a local server gets no Authorization header at all
             base_url=resolved.base_url or "https://api.openai.com/v1",
             profile=resolved.compat_profile or ("openai" if kind == "openai-chat" else "llamacpp"),
             name="openai" if kind == "openai-chat" else (resolved.compat_profile or "compatible"),

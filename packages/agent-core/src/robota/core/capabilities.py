@@ -79,11 +79,24 @@ UNKNOWN_CAPABILITIES = ModelCapabilities()
 def choose_output_transport(caps: ModelCapabilities) -> StructuredOutputTransport:
     """Pick the structured-output transport: native schema → JSON mode → prompted.
 
-    An unknown native capability (``None``) is not a denial, but nothing guarantees the
-    parameter either, so the schema is sent natively only when stated supported; otherwise JSON
-    mode when stated supported; otherwise the schema is stated as an instruction.
+    Silence is not a denial (seed 000, "Structured Output Contract": a provider that declares no
+    capability table is sent the request unchanged): the schema goes natively unless the native
+    parameter is stated unsupported (``native_structured_output`` is False). Only then does the
+    run fall back, to JSON mode when that is stated supported, else to the schema stated as an
+    instruction (a substitute is chosen on stated facts only: a JSON flag nobody said the model
+    takes could be refused, while an instruction works everywhere).
+
+    Example:
+        >>> choose_output_transport(ModelCapabilities()).value
+        'native'
+        >>> choose_output_transport(
+        ...     ModelCapabilities(native_structured_output=False, json_mode=True)
+        ... ).value
+        'json_mode'
+        >>> choose_output_transport(ModelCapabilities(native_structured_output=False)).value
+        'prompted'
     """
-    if caps.native_structured_output:
+    if caps.native_structured_output is not False:
         return StructuredOutputTransport.NATIVE
     if caps.json_mode:
         return StructuredOutputTransport.JSON_MODE

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from robota.core.events import Event, OwnerPath
-from robota.core.messages import ToolCallPart, ToolResultPart
+from robota.core.messages import JsonValue, ToolCallPart, ToolResultPart
 from robota.core.tools.base import RiskClass, Tool
 
 __all__ = ["Allow", "Deny", "GateVerdict", "Substitute", "ToolCallRequest", "ToolGate"]
@@ -103,6 +103,14 @@ class ToolGate:
     async def after_tool(self, request: ToolCallRequest, result: ToolResultPart) -> ToolResultPart:
         """Observe or replace the result."""
         return result
+
+    def journal_state(self) -> JsonValue:
+        """A JSON fingerprint of what decides this gate's answers (e.g. the permission mode and
+        rules). A journaled run saves it in its checkpoint and a continuation refuses a gate
+        whose fingerprint changed (seed 000, "Execution Journal and Continuation": runtime state
+        that differs from the saved one is refused). Default None: nothing beyond the gate's
+        type."""
+        return None
 
     async def aclose(self) -> None:
         """Release resources (best-effort; must not raise)."""

@@ -8,7 +8,8 @@ And Jitter", AWS Architecture Blog, 2015): ``delay = random() * min(max_delay, b
 2**retry)`` for the 0-based retry number. A vendor's ``retry_after`` (the ``Retry-After`` header,
 RFC 9110 §10.2.3) is a floor: the wait is at least that long, and when it exceeds the remaining
 delay budget the error is raised at once rather than waited out. Nothing is retried once any
-stream event reached the caller: a retry would repeat text the caller has already seen.
+content event (text, thinking, a tool call; a ``UsageReported`` does not count) reached the
+caller: a retry would repeat text the caller has already seen.
 """
 
 from __future__ import annotations
@@ -24,7 +25,13 @@ from typing import Any
 import anyio
 from robota.core.capabilities import ModelCapabilities, ModelInfo
 from robota.core.errors import ConfigurationError, ProviderError
-from robota.core.provider import ModelRequest, Provider, StreamEvent
+from robota.core.provider import (
+    EndpointProvenance,
+    ModelRequest,
+    Provider,
+    StreamEvent,
+    UsageReported,
+)
 
 __all__ = ["RetryPolicy", "RetryingProvider", "retry_after_seconds"]
 
@@ -67,8 +74,11 @@ class RetryPolicy:
 class RetryingProvider(Provider):
     """A :class:`~robota.core.provider.Provider` that retries another one's recoverable failures.
 
-    Delegates ``name``, ``default_model``, :meth:`model_info`, :meth:`capabilities`,
-    :meth:`models`, :meth:`count_tokens` and :meth:`aclose` to ``inner``.
+    Delegates ``name``, ``default_model``, :attr:`endpoint`, :meth:`model_info`,
+    :meth:`capabilities`, :meth:`models`, :meth:`count_tokens` and :meth:`aclose` to ``inner``.
+
+    ``Agent`` wraps its provider in one by default (``Agent(retry=RetryPolicy())``; a provider
+    that already is one is used as is).
 
     Args:
         inner: The provider to call.
@@ -111,7 +121,9 @@ class RetryingProvider(Provider):
             events = self.inner.stream(request)
             try:
                 async for event in events:
-                    delivered = True
+                    # usage is bookkeeping, not content the caller has seen: a failure after
+                    # it (an error event right after message_start) may still be retried
+                    delivered = delivered or not isinstance(event, UsageReported)
                     yield event
                 return
             except ProviderError as error:
@@ -140,6 +152,11 @@ class RetryingProvider(Provider):
                 return None
             delay = max(delay, error.retry_after)
         return max(delay, 0.0)
+
+    @property
+    def endpoint(self) -> EndpointProvenance:
+        """The inner provider's endpoint (retrying does not change where requests go)."""
+        return self.inner.endpoint
 
     def model_info(self, model: str) -> ModelInfo | None:
         return self.inner.model_info(model)

@@ -12,8 +12,11 @@ Gemini) and live in each adapter; what is shared lives here:
 - :func:`is_context_overflow`: the context-overflow wording of compatible servers (llama.cpp,
   vLLM, Ollama, LM Studio) and of the vendors, for classifying a 400 as
   :class:`~robota.core.errors.ContextWindowExceededError`.
+- :func:`is_vendor_url`: whether a base URL is a vendor's own endpoint (HTTPS, default port,
+  no credentials in the URL) — endpoint provenance, a fact apart from the capability table.
 - :func:`resolve_api_key`: one constructor rule for the three vendors (explicit key, else the
-  vendor's environment variable, else a typed error when the endpoint is the vendor's own).
+  vendor's environment variable — read for the vendor's own endpoint only, so a user's key never
+  follows a URL someone else chose — else a typed error when the endpoint is the vendor's own).
 
 Example:
     >>> decode_json_object(b'{"ok": true}', provider="p", api="a")
@@ -29,8 +32,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from robota.core.errors import ConfigurationError, MalformedResponseError
 
@@ -39,6 +43,7 @@ __all__ = [
     "decode_json_object",
     "describe_body",
     "is_context_overflow",
+    "is_vendor_url",
     "malformed",
     "resolve_api_key",
 ]
@@ -60,8 +65,10 @@ _OVERFLOW = re.compile(
             r"too many tokens",  # generic gateways
             r"context window (is )?(exceeded|too small)",  # LM Studio and others
             r"exceeds the context window",
-            r"input token count .* exceeds the maximum",  # Gemini
+            r"input token count.*exceeds the maximum",  # Gemini, Vertex
             r"is longer than the model'?s context length",  # vLLM
+            r"is longer than the maximum model length",  # vLLM ("The decoder prompt (length N)")
+            r"maximum model length",  # vLLM engine wording
         )
     ),
     re.IGNORECASE,
@@ -126,7 +133,7 @@ def decode_json_object(
     text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
     try:
         value = json.loads(text) if text.strip() else None
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: JSON nested beyond the parser
         value = None
     if isinstance(value, dict):
         return value  # pyright: ignore[reportUnknownVariableType]
@@ -153,6 +160,34 @@ def is_context_overflow(*texts: object) -> bool:
     return any(isinstance(t, str) and _OVERFLOW.search(t) is not None for t in texts)
 
 
+def is_vendor_url(base_url: str, host: Callable[[str], bool], *, root_only: bool = False) -> bool:
+    """True when ``base_url`` is a vendor's own endpoint: ``https``, a host ``host`` accepts, the
+    default port, no user or password in the URL (and, with ``root_only``, no path or query).
+
+    Example:
+        >>> openai_host = lambda h: h == "api.openai.com" or h.endswith(".api.openai.com")
+        >>> is_vendor_url("https://api.openai.com/v1", openai_host)
+        True
+        >>> [is_vendor_url(u, openai_host) for u in ("http://api.openai.com/v1",
+        ...     "https://api.openai.com.evil.test/v1", "https://u:p@api.openai.com/v1",
+        ...     "https://api.openai.com:8443/v1", "https://api.openai.com:bad/v1")]
+        [False, False, False, False, False]
+    """
+    parts = urlsplit(base_url.strip())
+    try:
+        port = parts.port
+    except ValueError:
+        return False
+    return (
+        parts.scheme == "https"
+        and host(parts.hostname or "")
+        and port in (None, 443)
+        and parts.username is None
+        and parts.password is None
+        and not (root_only and (parts.path.strip("/") or parts.query))
+    )
+
+
 def resolve_api_key(
     api_key: str | None,
     *,
@@ -160,10 +195,13 @@ def resolve_api_key(
     env: Sequence[str],
     vendor_endpoint: bool,
     environ: Mapping[str, str] | None = None,
+    read_env: bool | None = None,
 ) -> str | None:
     """The API key a provider uses: ``api_key`` when given, else the first non-empty variable of
-    ``env`` (the vendor's documented names), else None for a custom endpoint (a local server or
-    gateway may need none).
+    ``env`` (the vendor's documented names) — read only when ``read_env`` (default: only for the
+    vendor's own endpoint, so the user's key never follows a URL someone else chose; a host that
+    pairs its own base-URL variable with the key passes ``read_env=True``) — else None for a
+    custom endpoint (a local server or gateway may need none).
 
     Raises:
         ConfigurationError: when there is no key and the endpoint is the vendor's own (a request
@@ -172,7 +210,7 @@ def resolve_api_key(
 
     Example:
         >>> resolve_api_key(None, provider="openai", env=["OPENAI_API_KEY"],
-        ...                 vendor_endpoint=False, environ={})
+        ...                 vendor_endpoint=False, environ={"OPENAI_API_KEY": "sk-1"})
         >>> resolve_api_key(None, provider="openai", env=["OPENAI_API_KEY"],
         ...                 vendor_endpoint=True, environ={"OPENAI_API_KEY": "sk-1"})
         'sk-1'
@@ -180,6 +218,8 @@ def resolve_api_key(
     if api_key:
         return api_key
     source = os.environ if environ is None else environ
+    if not (vendor_endpoint if read_env is None else read_env):
+        return None
     for name in env:
         value = source.get(name)
         if value:

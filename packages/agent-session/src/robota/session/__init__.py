@@ -1,29 +1,54 @@
-"""Session persistence for Robota: records, the store port, SQLite, JSONL event logs."""
+"""Session persistence for Robota: records, the store port, SQLite, JSONL event logs, leases
+and recovery."""
 
 from robota.session.eventlog import EventLog, EventLogCorruptError, LogEntry
 from robota.session.journal import SQLiteJournal
 from robota.session.record import SessionRecord, SessionSummary, new_session_id
+from robota.session.recovery import (
+    EVENT_LOG_SEQ,
+    LoadedSession,
+    RecoverySource,
+    SessionUnrecoverableError,
+    load_session,
+    merge_turn,
+    store_recovered,
+)
 from robota.session.sqlite import SQLiteSessionStore
 from robota.session.store import (
+    Lease,
     SessionBusyError,
     SessionConflictError,
+    SessionCorruptError,
+    SessionLeaseHeldError,
+    SessionLeaseLostError,
     SessionNotFoundError,
     SessionStore,
     SessionStoreError,
 )
 
 __all__ = [
+    "EVENT_LOG_SEQ",
     "EventLog",
     "EventLogCorruptError",
+    "Lease",
+    "LoadedSession",
     "LogEntry",
+    "RecoverySource",
     "SQLiteJournal",
     "SQLiteSessionStore",
     "SessionBusyError",
     "SessionConflictError",
+    "SessionCorruptError",
+    "SessionLeaseHeldError",
+    "SessionLeaseLostError",
     "SessionNotFoundError",
     "SessionRecord",
     "SessionStore",
     "SessionStoreError",
     "SessionSummary",
+    "SessionUnrecoverableError",
+    "load_session",
+    "merge_turn",
     "new_session_id",
+    "store_recovered",
 ]

@@ -1,10 +1,15 @@
 """Append-only JSONL event log per session (issue: agent-session).
 
 High-frequency events (text deltas, tool progress) are written here, never into the session
-snapshot. Each line is one JSON object ``{"seq": n, "ts": iso8601, "type": str, "data": {...}}``.
-Entries of type ``session.created`` and ``message.committed`` (with the full message) let
-:meth:`EventLog.rebuild` reconstruct a session whose snapshot is missing. Files and the folder are
-created owner-only (0600 / 0700) in the folder the host names; nothing is written elsewhere.
+snapshot (seed 003, "Streaming is never written into the main session JSON"). Each line is one
+JSON object ``{"seq": n, "ts": iso8601, "type": str, "data": {...}}``; ``seq`` is the line's
+1-based position in the file. Entries of type ``session.created``, ``message.committed`` (with
+the full message), ``history.replaced`` (the whole conversation after a compaction, a fork or a
+merge) and ``session.title_assigned`` let :meth:`EventLog.rebuild` reconstruct a session whose
+snapshot is missing or unreadable, and :func:`replay` apply what was logged after a snapshot
+was taken (:mod:`robota.session.recovery`). Files and the folder are created owner-only
+(0600 / 0700) in the folder the host names; nothing is written elsewhere. A subagent's
+transcript goes to its own log next to its session's (:meth:`EventLog.subagent_log_id`).
 
 What already exists is verified before it is used (issue #12, through
 :mod:`robota.core.host.owner_only`): the folder must be an owner-only directory of this account
@@ -18,8 +23,11 @@ refused, never followed. A refusal raises
 :class:`~robota.core.host.errors.UnsafeStoreEntryError` or
 :class:`~robota.core.host.errors.InsecurePermissionsError`, naming the path and the fix.
 
-A torn last line (a process killed mid-write) is skipped on read; a malformed line elsewhere
-raises :class:`EventLogCorruptError` naming the file and line.
+The log is append-only. A torn last line (a process killed mid-write) is skipped on read. The
+next append after one terminates it and writes a ``log.torn_line`` entry right after it, which
+tells every later read to skip that line too; any other malformed line raises
+:class:`EventLogCorruptError` naming the file and line. Several writers (processes) may append to
+one log: the position is re-counted whenever the file changed size behind this object's back.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,7 +46,10 @@ from robota.core.messages import Message, dump_messages, load_messages
 from robota.session.record import SessionRecord
 from robota.session.store import SessionStoreError
 
-__all__ = ["EventLog", "EventLogCorruptError", "LogEntry"]
+__all__ = ["EventLog", "EventLogCorruptError", "LogEntry", "replay"]
+
+TORN_LINE = "log.torn_line"
+"""Entry type written right after a torn line that an append terminated."""
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 
@@ -83,8 +94,27 @@ class EventLog:
 
     def __init__(self, folder: str | Path) -> None:
         self._folder = Path(folder)
-        self._seq: dict[str, int] = {}
+        self._seq: dict[str, tuple[int, int]] = {}  # session id -> (last seq, file size)
         self._folder_ready = False
+
+    @property
+    def folder(self) -> Path:
+        """The folder the log files live in."""
+        return self._folder
+
+    @staticmethod
+    def subagent_log_id(session_id: str, child_id: str) -> str:
+        """The log id of a subagent's transcript: ``<session_id>.<child_id>``, so its file
+        ``<session_id>.<child_id>.jsonl`` sits next to the session's own log, named by the
+        subagent's run id.
+
+        Raises:
+            ValueError: when either id is not a safe file name part.
+        """
+        log_id = f"{session_id}.{child_id}"
+        if not _SAFE_ID.match(log_id):
+            raise ValueError(f"unsafe log id {log_id!r}")
+        return log_id
 
     def path(self, session_id: str) -> Path:
         """The log file of ``session_id``."""
@@ -93,10 +123,12 @@ class EventLog:
         return self._folder / f"{session_id}.jsonl"
 
     def append(self, session_id: str, type: str, data: Mapping[str, Any]) -> LogEntry:
-        """Append one entry (written and flushed before returning).
+        """Append one entry (written before returning).
 
         The folder is ensured owner-only on the first append; the file is created exclusively
-        (0600) or verified, and opened ``O_APPEND | O_NOFOLLOW``.
+        (0600) or verified, and opened ``O_APPEND | O_NOFOLLOW``. When the file changed since
+        this object last wrote it (another writer, or a first append), its lines are counted
+        again; a torn last line is then terminated and marked with a ``log.torn_line`` entry.
 
         Raises:
             UnsafeStoreEntryError: the folder or the file is a link or the wrong kind of entry.
@@ -106,30 +138,72 @@ class EventLog:
         if not self._folder_ready:
             ensure_private_dir(self._folder)  # creates it; checks it and its ancestors
             self._folder_ready = True
-        seq = self._seq.get(session_id)
-        if seq is None:
-            seq = len(self._read_lines(path))
-        seq += 1
-        entry = LogEntry(seq=seq, ts=datetime.now(UTC), type=type, data=dict(data))
-        line = json.dumps(
-            {"seq": seq, "ts": entry.ts.isoformat(), "type": type, "data": entry.data},
-            separators=(",", ":"),
-        )
         # the folder is opened (not followed) and checked again on every append: a link put in
         # its place since the last one is refused; a removed folder is created again
         with private_dir(self._folder, create=True) as folder:
             fd = open_private_file(path, append=True, create=True, dir_fd=folder)
-        try:
-            os.write(fd, (line + "\n").encode())
-        finally:
-            os.close(fd)
-        self._seq[session_id] = seq
+            try:
+                size = os.fstat(fd).st_size
+                cached = self._seq.get(session_id)
+                prefix = b""
+                if cached is not None and cached[1] == size:
+                    seq = cached[0]
+                else:
+                    lines, torn = self._scan(path, folder)
+                    seq = lines
+                    if torn:  # a writer died mid-line: end it and say so
+                        seq += 1
+                        prefix = b"\n" + _line(seq, _now(), TORN_LINE, {"line": lines}) + b"\n"
+                seq += 1
+                entry = LogEntry(seq=seq, ts=_now(), type=type, data=dict(data))
+                payload = prefix + _line(seq, entry.ts, type, entry.data) + b"\n"
+                os.write(fd, payload)
+                self._seq[session_id] = (seq, size + len(payload))
+            finally:
+                os.close(fd)
         return entry
+
+    def last_seq(self, session_id: str) -> int:
+        """The ``seq`` of the last entry of a session's log (0 when there is none); a torn
+        last line counts, since the next append terminates it.
+
+        Raises:
+            UnsafeStoreEntryError: the folder or the file is a link or the wrong kind of entry.
+            InsecurePermissionsError: the folder or the file is not owner-only.
+        """
+        path = self.path(session_id)
+        try:
+            with private_dir(self._folder) as folder:
+                fd = open_private_file(path, dir_fd=folder)
+                try:
+                    size = os.fstat(fd).st_size
+                finally:
+                    os.close(fd)
+                cached = self._seq.get(session_id)
+                if cached is not None and cached[1] == size:
+                    return cached[0]
+                return self._scan(path, folder)[0]
+        except FileNotFoundError:
+            return 0
+
+    def _scan(self, path: Path, folder: int | None) -> tuple[int, bool]:
+        """(number of non-blank lines, whether the file ends inside a line)."""
+        fd = open_private_file(path, dir_fd=folder)
+        with open(fd, "rb") as handle:
+            data = handle.read()
+        lines = sum(1 for line in data.split(b"\n") if line.strip())
+        return lines, bool(data) and not data.endswith(b"\n")
 
     def append_message(self, session_id: str, message: Message) -> LogEntry:
         """Append a ``message.committed`` entry carrying the full message."""
         body = json.loads(dump_messages([message]))["messages"][0]
         return self.append(session_id, "message.committed", {"message": body})
+
+    def append_history(self, session_id: str, messages: Sequence[Message]) -> LogEntry:
+        """Append a ``history.replaced`` entry carrying the whole conversation (after a
+        compaction, a fork or a merge replaced it), so a replay ends where the session is."""
+        body = json.loads(dump_messages(list(messages)))["messages"]
+        return self.append(session_id, "history.replaced", {"messages": body})
 
     def _read_lines(self, path: Path) -> list[str]:
         """The non-blank lines of a log file, verified and opened without following a link
@@ -143,55 +217,120 @@ class EventLog:
             return [line for line in handle if line.strip()]
 
     def read(self, session_id: str) -> list[LogEntry]:
-        """Every entry of a session's log, in order ([] when there is no log).
+        """Every entry of a session's log, in order ([] when there is no log). A torn last
+        line, and a torn line an append marked with ``log.torn_line``, are skipped (the marker
+        entries themselves are returned).
 
         Raises:
-            EventLogCorruptError: for a malformed line that is not the last one.
+            EventLogCorruptError: for any other malformed line.
             UnsafeStoreEntryError: the folder or the file is a link or the wrong kind of entry.
             InsecurePermissionsError: the folder or the file is not owner-only.
         """
         path = self.path(session_id)
         lines = self._read_lines(path)
+        parsed = [_parse(line) for line in lines]
         entries: list[LogEntry] = []
-        for number, line in enumerate(lines, start=1):
-            try:
-                raw = json.loads(line)
-                entries.append(
-                    LogEntry(
-                        seq=int(raw["seq"]),
-                        ts=datetime.fromisoformat(raw["ts"]),
-                        type=str(raw["type"]),
-                        data=raw["data"],
-                    )
-                )
-            except (ValueError, KeyError, TypeError) as exc:
-                if number == len(lines) and not line.endswith("\n"):
-                    break  # torn last write
-                raise EventLogCorruptError(f"{path}:{number}: malformed log line") from exc
+        for number, (line, entry) in enumerate(zip(lines, parsed, strict=True), start=1):
+            if entry is not None:
+                entries.append(entry)
+                continue
+            if number == len(lines) and not line.endswith("\n"):
+                break  # torn last write
+            following = parsed[number] if number < len(parsed) else None
+            if following is not None and following.type == TORN_LINE:
+                continue  # a torn write an append terminated and marked
+            raise EventLogCorruptError(f"{path}:{number}: malformed log line")
         return entries
 
-    def rebuild(self, session_id: str) -> SessionRecord:
-        """Rebuild a session record from its log (for a missing snapshot).
+    def exists(self, session_id: str) -> bool:
+        """True when the session has a log file (verified as :meth:`read` does).
 
         Raises:
+            UnsafeStoreEntryError: the folder or the file is a link or the wrong kind of entry.
+            InsecurePermissionsError: the folder or the file is not owner-only.
+        """
+        path = self.path(session_id)
+        try:
+            with private_dir(self._folder) as folder:
+                os.close(open_private_file(path, dir_fd=folder))
+        except FileNotFoundError:
+            return False
+        return True
+
+    def rebuild(self, session_id: str) -> SessionRecord:
+        """Rebuild a session record from its log (for a missing or unreadable snapshot).
+
+        The record has the id, model, provider, system prompt, parent id and creation time of
+        the ``session.created`` entry, the title of the last ``session.title_assigned`` entry,
+        and the conversation :func:`replay` gives; usage totals and host metadata are not in
+        the log (they start at zero / empty), and the revision is 0.
+
+        Raises:
+            EventLogCorruptError: for a malformed line (other than a torn one).
             SessionStoreError: when the log has no ``session.created`` entry.
         """
-        created: Mapping[str, Any] | None = None
-        messages: list[Message] = []
-        for entry in self.read(session_id):
-            if entry.type == "session.created":
-                created = entry.data
-            elif entry.type == "message.committed":
-                doc = json.dumps({"version": 1, "messages": [entry.data["message"]]})
-                messages.extend(load_messages(doc))
+        entries = self.read(session_id)
+        created = next((e for e in entries if e.type == "session.created"), None)
         if created is None:
             raise SessionStoreError(f"session {session_id}: log has no session.created entry")
+        title: str | None = created.data.get("title")
+        for entry in entries:
+            if entry.type == "session.title_assigned":
+                title = entry.data.get("title")
+        data = created.data
         return SessionRecord(
             id=session_id,
-            model=created.get("model"),
-            provider=created.get("provider"),
-            system_prompt=created.get("system_prompt"),
-            parent_id=created.get("parent_id"),
-            title=created.get("title"),
-            messages=tuple(messages),
+            created_at=created.ts,
+            model=data.get("model"),
+            provider=data.get("provider"),
+            system_prompt=data.get("system_prompt"),
+            parent_id=data.get("parent_id"),
+            title=title,
+            messages=replay(entries),
         )
+
+
+def replay(entries: Iterable[LogEntry], messages: Sequence[Message] = ()) -> tuple[Message, ...]:
+    """The conversation after applying ``entries`` to ``messages``, in order: a
+    ``message.committed`` entry appends its message, a ``history.replaced`` entry replaces the
+    whole conversation; other entries change nothing.
+
+    Raises:
+        EventLogCorruptError: an entry's message does not parse.
+    """
+    out = list(messages)
+    for entry in entries:
+        try:
+            if entry.type == "message.committed":
+                out.extend(_load([entry.data["message"]]))
+            elif entry.type == "history.replaced":
+                out = _load(entry.data["messages"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise EventLogCorruptError(f"log entry {entry.seq}: unreadable message") from exc
+    return tuple(out)
+
+
+def _load(bodies: Any) -> list[Message]:
+    return load_messages(json.dumps({"version": 1, "messages": bodies}))
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _line(seq: int, ts: datetime, type: str, data: Mapping[str, Any]) -> bytes:
+    doc = {"seq": seq, "ts": ts.isoformat(), "type": type, "data": data}
+    return json.dumps(doc, separators=(",", ":")).encode()
+
+
+def _parse(line: str) -> LogEntry | None:
+    try:
+        raw = json.loads(line)
+        return LogEntry(
+            seq=int(raw["seq"]),
+            ts=datetime.fromisoformat(raw["ts"]),
+            type=str(raw["type"]),
+            data=raw["data"],
+        )
+    except (ValueError, KeyError, TypeError):
+        return None

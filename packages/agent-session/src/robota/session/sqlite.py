@@ -8,7 +8,9 @@ no group/other bits (issue #12). A refusal raises
 :class:`~robota.core.host.errors.UnsafeStoreEntryError` or
 :class:`~robota.core.host.errors.InsecurePermissionsError`, naming the path and the fix. Each call runs in a worker thread; one
 connection is shared under a lock. Optimistic revisions are enforced by the database itself
-(``UPDATE … WHERE revision = ?``), so separate processes sharing the file are safe too.
+(``UPDATE … WHERE revision = ?``), so separate processes sharing the file are safe too. Leases
+live in the same file (``leases`` table, expiry in seconds since the epoch from ``clock``), so
+they hold between processes on one machine (the clock is the wall clock).
 """
 
 from __future__ import annotations
@@ -23,8 +25,11 @@ from typing import TypeVar
 from robota.session._sqlite import SQLiteFile
 from robota.session.record import SessionRecord, SessionSummary
 from robota.session.store import (
-    SessionBusyError,
+    Lease,
     SessionConflictError,
+    SessionCorruptError,
+    SessionLeaseHeldError,
+    SessionLeaseLostError,
     SessionNotFoundError,
     SessionStore,
     SessionStoreError,
@@ -109,7 +114,7 @@ class SQLiteSessionStore(SessionStore):
         try:
             return SessionRecord.from_json(body)
         except (ValueError, KeyError, TypeError) as exc:
-            raise SessionStoreError(
+            raise SessionCorruptError(
                 f"session {session_id}: stored record is corrupt: {exc}"
             ) from exc
 
@@ -134,6 +139,26 @@ class SQLiteSessionStore(SessionStore):
 
         await self._run(op)
         return stored
+
+    async def overwrite(self, record: SessionRecord) -> SessionRecord:
+        def op(conn: sqlite3.Connection) -> SessionRecord:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                row = conn.execute(
+                    "SELECT revision FROM sessions WHERE id=?", (record.id,)
+                ).fetchone()
+                stored = _stamp(record, 1 if row is None else int(row[0]) + 1)
+                conn.execute(
+                    "INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    _row(stored),
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            return stored
+
+        return await self._run(op)
 
     async def list(self, *, limit: int = 50, offset: int = 0) -> Sequence[SessionSummary]:
         def op(conn: sqlite3.Connection) -> list[SessionSummary]:
@@ -164,7 +189,7 @@ class SQLiteSessionStore(SessionStore):
 
         return await self._run(op)
 
-    async def acquire_lease(self, session_id: str, owner: str, *, ttl: float = 3600.0) -> None:
+    async def acquire_lease(self, session_id: str, owner: str, *, ttl: float = 3600.0) -> Lease:
         now = self._clock()
 
         def op(conn: sqlite3.Connection) -> None:
@@ -174,7 +199,9 @@ class SQLiteSessionStore(SessionStore):
                     "SELECT owner, expires_at FROM leases WHERE session_id=?", (session_id,)
                 ).fetchone()
                 if row is not None and row[0] != owner and float(row[1]) > now:
-                    raise SessionBusyError(f"session {session_id} is running in {row[0]}")
+                    raise SessionLeaseHeldError(
+                        session_id=session_id, holder=str(row[0]), expires_at=_utc(float(row[1]))
+                    )
                 conn.execute(
                     "INSERT OR REPLACE INTO leases VALUES (?, ?, ?)", (session_id, owner, now + ttl)
                 )
@@ -184,6 +211,26 @@ class SQLiteSessionStore(SessionStore):
                 raise
 
         await self._run(op)
+        return Lease(session_id=session_id, owner=owner, expires_at=_utc(now + ttl))
+
+    async def renew_lease(self, session_id: str, owner: str, *, ttl: float = 3600.0) -> Lease:
+        now = self._clock()
+
+        def op(conn: sqlite3.Connection) -> None:
+            cursor = conn.execute(
+                "UPDATE leases SET expires_at=? WHERE session_id=? AND owner=?",
+                (now + ttl, session_id, owner),
+            )
+            if cursor.rowcount == 1:
+                return
+            row = conn.execute(
+                "SELECT owner FROM leases WHERE session_id=?", (session_id,)
+            ).fetchone()
+            holder = None if row is None else str(row[0])
+            raise SessionLeaseLostError(session_id=session_id, owner=owner, holder=holder)
+
+        await self._run(op)
+        return Lease(session_id=session_id, owner=owner, expires_at=_utc(now + ttl))
 
     async def release_lease(self, session_id: str, owner: str) -> None:
         def op(conn: sqlite3.Connection) -> None:
@@ -193,6 +240,10 @@ class SQLiteSessionStore(SessionStore):
 
     async def aclose(self) -> None:
         await self._db.aclose()
+
+
+def _utc(seconds: float) -> datetime:
+    return datetime.fromtimestamp(seconds, UTC)
 
 
 def _stamp(record: SessionRecord, revision: int) -> SessionRecord:

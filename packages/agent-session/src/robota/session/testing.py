@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 import anyio
 from robota.core.errors import JournalError
@@ -25,6 +27,8 @@ from robota.session.record import SessionRecord
 from robota.session.store import (
     SessionBusyError,
     SessionConflictError,
+    SessionLeaseHeldError,
+    SessionLeaseLostError,
     SessionNotFoundError,
     SessionStore,
 )
@@ -44,6 +48,18 @@ def _record() -> SessionRecord:
         usage=Usage(input_tokens=3, output_tokens=1, requests=1),
         metadata={"k": "v"},
     )
+
+
+E = TypeVar("E", bound=BaseException)
+
+
+async def _raises(kind: type[E], call: Awaitable[object]) -> E:
+    """The ``kind`` error ``call`` raised (AssertionError when it raised none)."""
+    try:
+        await call
+    except kind as exc:
+        return exc
+    raise AssertionError(f"expected {kind.__name__}")
 
 
 class SessionStoreConformance:
@@ -158,6 +174,87 @@ class SessionStoreConformance:
                 raise AssertionError("two runs held one session")
             await store.release_lease(created.id, "run-1")
             await store.acquire_lease(created.id, "run-2")
+
+        self._run(body)
+
+    def test_a_refusal_names_the_session_the_holder_and_the_expiry(self) -> None:
+        async def body(store: SessionStore) -> None:
+            before = datetime.now(UTC)
+            lease = await store.acquire_lease("ses_leased", "host-a:1:x", ttl=60.0)
+            assert lease.owner == "host-a:1:x"
+            assert before + timedelta(seconds=59) <= lease.expires_at
+            assert lease.expires_at <= datetime.now(UTC) + timedelta(seconds=61)
+            refusal = await _raises(
+                SessionLeaseHeldError, store.acquire_lease("ses_leased", "host-b:2:y", ttl=60.0)
+            )
+            assert isinstance(refusal, SessionBusyError)
+            assert refusal.session_id == "ses_leased"
+            assert refusal.holder == "host-a:1:x"
+            assert abs((refusal.expires_at - lease.expires_at).total_seconds()) < 1
+
+        self._run(body)
+
+    def test_the_holder_reacquires_and_renews_its_own_lease(self) -> None:
+        async def body(store: SessionStore) -> None:
+            first = await store.acquire_lease("ses_renew", "a", ttl=10.0)
+            again = await store.acquire_lease("ses_renew", "a", ttl=100.0)
+            assert again.expires_at > first.expires_at
+            renewed = await store.renew_lease("ses_renew", "a", ttl=1000.0)
+            assert renewed.expires_at > again.expires_at
+            lost = await _raises(
+                SessionLeaseLostError, store.renew_lease("ses_renew", "b", ttl=10.0)
+            )
+            assert lost.holder == "a"
+
+        self._run(body)
+
+    def test_an_expired_lease_can_be_taken_and_its_old_holder_cannot_renew(self) -> None:
+        async def body(store: SessionStore) -> None:
+            await store.acquire_lease("ses_dead", "dead-holder", ttl=0.05)
+            await anyio.sleep(0.15)  # the holder died: nobody renewed it
+            await store.acquire_lease("ses_dead", "new-holder", ttl=60.0)
+            lost = await _raises(
+                SessionLeaseLostError, store.renew_lease("ses_dead", "dead-holder", ttl=60.0)
+            )
+            assert lost.owner == "dead-holder"
+            assert lost.holder == "new-holder"
+
+        self._run(body)
+
+    def test_an_expired_lease_nobody_took_is_renewed(self) -> None:
+        async def body(store: SessionStore) -> None:
+            await store.acquire_lease("ses_idle", "a", ttl=0.05)
+            await anyio.sleep(0.15)
+            lease = await store.renew_lease("ses_idle", "a", ttl=60.0)
+            assert lease.expires_at > datetime.now(UTC) + timedelta(seconds=50)
+
+        self._run(body)
+
+    def test_release_frees_only_the_holders_lease(self) -> None:
+        async def body(store: SessionStore) -> None:
+            await store.acquire_lease("ses_rel", "a", ttl=60.0)
+            await store.release_lease("ses_rel", "b")  # not the holder: no-op
+            await _raises(SessionLeaseHeldError, store.acquire_lease("ses_rel", "b", ttl=60.0))
+            await store.release_lease("ses_rel", "a")
+            lost = await _raises(SessionLeaseLostError, store.renew_lease("ses_rel", "a", ttl=60.0))
+            assert lost.holder is None
+            await store.acquire_lease("ses_rel", "b", ttl=60.0)
+
+        self._run(body)
+
+    def test_overwrite_replaces_whatever_is_stored_and_bumps_the_revision(self) -> None:
+        async def body(store: SessionStore) -> None:
+            fresh = await store.overwrite(_record())
+            assert fresh.revision == 1
+            created = await store.create(_record())
+            await store.save(replace(created, title="two"))
+            stale = replace(created, title="rebuilt", revision=0)
+            written = await store.overwrite(stale)
+            assert written.revision == 3
+            loaded = await store.get(created.id)
+            assert loaded.title == "rebuilt"
+            assert loaded.revision == 3
+            await store.save(replace(loaded, title="after"))  # an ordinary writer goes on
 
         self._run(body)
 

@@ -3,7 +3,11 @@ Contract", "Canonical Direct Runtime Tool Invocation").
 
 An agent owns one conversation history and runs prompts against it one at a time (a FIFO slot:
 ``anyio.Lock`` is fair); separate agents run concurrently. The loop itself lives in
-:mod:`robota.core.agent.run`; this class holds configuration, history and the slot.
+:mod:`robota.core.agent.run`; this class holds configuration, history and the slot. Its other
+entry points live in its bases: resume, continue and respond in
+:mod:`robota.core.agent._resuming`, direct tool invocation in :mod:`robota.core.agent._direct`,
+and what a run needs from the options (run spec, checkpoint, runtime state) in
+:mod:`robota.core.agent._run_specs`.
 """
 
 from __future__ import annotations
@@ -11,52 +15,36 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import json
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import anyio
 import anyio.lowlevel
-from robota.core.agent._continuation import checked_checkpoint
-from robota.core.agent.batch import ToolRunner, error_result
+from robota.core.agent._direct import DirectToolCalls
+from robota.core.agent._resuming import ResumeEntryPoints
+from robota.core.agent._run_specs import RunSpecBuilder
 from robota.core.agent.context import ContextTracker
-from robota.core.agent.events import HistoryCommitted, ToolCallSkipped
+from robota.core.agent.events import HistoryCommitted
 from robota.core.agent.history import History
 from robota.core.agent.output import OutputSpec
 from robota.core.agent.pairing import HistoryProcessor
-from robota.core.agent.pause import (
-    Decision,
-    PauseState,
-    PauseStateError,
-    RunPaused,
-    settle_decisions,
-)
+from robota.core.agent.pause import RunPaused
 from robota.core.agent.result import RunResult
-from robota.core.agent.run import (
-    Resumption,
-    RunControl,
-    RunSpec,
-    execute_run,
-    execute_until_pause,
-    resume_run,
-)
+from robota.core.agent.retries import DEFAULT_RETRY_POLICY
+from robota.core.agent.run import execute_run, execute_until_pause
+from robota.core.agent.spec import RunControl
 from robota.core.agent.stream import AgentStream
 from robota.core.agent.texts import AgentTexts
 from robota.core.cancellation import CancelToken
-from robota.core.errors import (
-    AgentClosedError,
-    ConfigurationError,
-    JournalError,
-    RunCancelledError,
-)
+from robota.core.errors import AgentClosedError, ConfigurationError, RunCancelledError
 from robota.core.events import Event, EventSink, OwnerPath, emit_all
 from robota.core.gate import ToolGate
-from robota.core.journal.checkpoint import Checkpoint, ContinuationError
-from robota.core.journal.port import Journal, JournalRun
-from robota.core.messages import JsonValue, Message, ToolCallPart, ToolResultPart, UserMessage
+from robota.core.journal.port import Journal
+from robota.core.messages import Message, UserMessage
 from robota.core.provider import PayloadCallback, Provider
 from robota.core.residency import ToolCatalog
+from robota.core.retry import RetryPolicy
 from robota.core.settings import ModelSettings, merge_settings
 from robota.core.tools.base import Tool
 
@@ -65,7 +53,7 @@ __all__ = ["Agent"]
 Prompt = str | UserMessage
 
 
-class Agent:
+class Agent(ResumeEntryPoints, DirectToolCalls, RunSpecBuilder):
     """A model, tools and a conversation history, run one prompt at a time.
 
     Args:
@@ -102,6 +90,26 @@ class Agent:
             the pairing repair always runs after them.
         on_payload: Native request/response payload callback put on every
             :class:`~robota.core.provider.ModelRequest` (replay capture).
+        defer_tools: Tool residency: True defers deferrable tools, False keeps every tool
+            resident, None decides by the catalog's threshold.
+        retry: How recoverable provider failures (rate limit, overloaded, 5xx, timeout,
+            connection, malformed response) are retried: every model call goes through
+            ``RetryingProvider(provider, retry)``. Default: ``RetryPolicy()`` (4 attempts,
+            jittered backoff; :class:`~robota.core.retry.RetryPolicy`). None turns retries off. A
+            provider that already is (or wraps, through ``inner``) a ``RetryingProvider`` is
+            used as is. Nothing is retried once a streamed event reached the loop.
+            :attr:`provider` stays the provider given.
+        accept_truncated: Use an answer cut off at the output token limit (finish reason
+            ``length``; ``RunResult.finish_reason`` then says so) instead of failing with
+            :class:`~robota.core.errors.TruncatedResponseError`. Default False; each run may
+            override it.
+
+    Every response's finish category is checked before it is used (seed 002, "Model
+    contract"): ``length`` with a tool call whose arguments did not parse fails the run with
+    :class:`~robota.core.errors.IncompleteToolCallError`, ``length`` otherwise with
+    ``TruncatedResponseError`` (unless ``accept_truncated``), ``content_filter`` with
+    :class:`~robota.core.errors.ContentFilterError`. The refused response stays in history, and
+    each of its tool calls gets an error result.
 
     Raises:
         ConfigurationError: no model given and the provider has no default; duplicate tool
@@ -140,6 +148,8 @@ class Agent:
         history_processors: Sequence[HistoryProcessor] = (),
         on_payload: PayloadCallback | None = None,
         defer_tools: bool | None = None,
+        retry: RetryPolicy | None = DEFAULT_RETRY_POLICY,
+        accept_truncated: bool = False,
     ) -> None:
         resolved = model or provider.default_model
         if not resolved:
@@ -165,6 +175,8 @@ class Agent:
         self.journal = journal
         self.history_processors = tuple(history_processors)
         self.on_payload = on_payload
+        self.retry = retry
+        self.accept_truncated = accept_truncated
         names: set[str] = set()
         for tool in tools:
             if tool.name in names:
@@ -220,22 +232,17 @@ class Agent:
         """The tool catalog (residency: resident, deferred and loaded tools)."""
         return self._catalog
 
-    def _offered_tools(self) -> Sequence[Tool]:
-        """The tools offered to the model this round: the catalog's offer (resident, loaded,
-        and ``tool_search`` while anything is withheld) that every gate offers. Read fresh every
-        round, so a tool loaded by ``tool_search`` in round N is callable in round N+1."""
-        return [tool for tool in self._catalog.offered() if all(g.offers(tool) for g in self.gates)]
-
-    def steer(self, text: str) -> None:
+    def steer(self, text: str) -> bool:
         """Queue a user message for the running run; it is committed before the next model
         call (and keeps a run going that would otherwise have ended on that answer).
 
-        Raises:
-            RuntimeError: when no run is in flight.
+        Returns:
+            True when queued. False, queueing nothing, when no run is in flight, the run's
+            cancellation was requested, or the run is ending (its loop ended, or it is making
+            its forced last call): a steer never revives a dead run nor leaks into the next
+            one (seed 004, steer).
         """
-        if self._control.runner is None:
-            raise RuntimeError("no run is in flight to steer")
-        self._control.steering.append(text)
+        return self._control.steer(text)
 
     def cancel_tool(self, call_id: str) -> bool:
         """Cancel one running tool call by Robota's call id (see ``tool.call_started``
@@ -273,6 +280,7 @@ class Agent:
         deps: Any = None,
         cancel: CancelToken | None = None,
         run_id: str | None = None,
+        accept_truncated: bool | None = None,
     ) -> RunResult:
         """Run ``prompt`` to its end and return the :class:`RunResult`.
 
@@ -288,6 +296,7 @@ class Agent:
             cancel: The run's cancellation signal.
             run_id: The run's id (None: a fresh ``run_<hex>`` id); a host names it to find the
                 run in its journal later.
+            accept_truncated: Use a truncated answer in this run (None: the agent's).
 
         Raises:
             AgentClosedError: the agent was closed.
@@ -296,7 +305,15 @@ class Agent:
             RobotaError: see :func:`robota.core.agent.run.execute_run`.
         """
         result = await self._run(
-            prompt, output_type, settings, max_rounds, deps, cancel or CancelToken(), None, run_id
+            prompt,
+            output_type,
+            settings,
+            max_rounds,
+            deps,
+            cancel or CancelToken(),
+            None,
+            run_id,
+            accept_truncated=accept_truncated,
         )
         assert isinstance(result, RunResult)
         return result
@@ -311,6 +328,7 @@ class Agent:
         deps: Any = None,
         cancel: CancelToken | None = None,
         run_id: str | None = None,
+        accept_truncated: bool | None = None,
     ) -> RunResult | RunPaused:
         """Like :meth:`run`, but a model response calling a tool whose ``execution`` is
         ``approval`` or ``external`` ends the run with :class:`RunPaused` before any call of
@@ -337,11 +355,16 @@ class Agent:
             >>> anyio.run(agent.resume, paused.state, {"c1": Approve()}).text
             'Done.'
 
+        On a journaled agent the pause is a durable wait (seed 000, "Execution Journal and
+        Continuation"): one request per pending call is saved in the journal under
+        ``PendingCall.request_id`` before this returns, and the run stays unfinished there;
+        answer it with :meth:`resume` (or :meth:`respond` then :meth:`continue_until_pause`,
+        in any process).
+
         Raises:
-            ConfigurationError: the agent has a journal (pauses are not journaled yet).
+            JournalError: a request could not be saved (it wins over the wait).
             The errors of :meth:`run` except ``PauseRequiredError``.
         """
-        self._refuse_journal()
         return await self._run(
             prompt,
             output_type,
@@ -352,103 +375,8 @@ class Agent:
             None,
             run_id,
             pausable=True,
+            accept_truncated=accept_truncated,
         )
-
-    async def resume(
-        self,
-        state: PauseState,
-        decisions: Mapping[str, Decision],
-        *,
-        output_type: Any = None,
-        deps: Any = None,
-        cancel: CancelToken | None = None,
-    ) -> RunResult | RunPaused:
-        """Continue a paused run with one decision per pending call (seed 002, "Deferred tool
-        execution").
-
-        The decisions are checked before anything runs. The agent's history must be empty (a
-        fresh agent: it is filled from ``state.history``) or equal to ``state.history`` (the
-        agent that paused); the system prompt becomes ``state.system_prompt``. Then the paused
-        batch runs once: ``Approve`` runs the call through validation, gates and body;
-        ``Deny(message)`` gives an error result with the message; ``ExternalResult`` is used as
-        given without running application code; the immediate calls of the same response run
-        now. One tool-result message (call order) is committed and the loop continues with the
-        next model call: the original request is never sent again. Settings, round budget,
-        usage and retry counters continue from the state (``result.usage``/``rounds`` cover the
-        whole run; ``new_messages`` only what this call appended). Tools are this agent's
-        tools named in ``state.offered_tools`` that its gates offer; a call naming a tool no
-        longer registered gets the unknown-tool result.
-
-        Args:
-            state: ``RunPaused.state`` (or ``PauseState.from_json`` of it).
-            decisions: Decision per ``PendingCall.key``.
-            output_type: The run's output type when it was a pydantic model (its schema must
-                equal the saved one); None uses the saved schema as a dict schema.
-            deps: Dependencies for tool bodies (None: the agent's).
-            cancel: The resumed invocation's cancellation signal.
-
-        Returns:
-            The run's result, or another :class:`RunPaused` when a later response calls a
-            gated tool.
-
-        Raises:
-            DecisionError: a pending call without a decision, a decision for no pending call,
-                or ``Approve``/``ExternalResult`` given to the other execution kind.
-            PauseStateError: an inconsistent state (``corrupt``), a live history that is
-                neither empty nor the state's (``conflicting_history``), or an output type
-                whose schema differs (``incompatible``).
-            ConfigurationError: the agent has a journal.
-            AgentClosedError, RunCancelledError: as for :meth:`run`.
-        """
-        if self._closed:
-            raise AgentClosedError(f"agent {self.name!r} is closed; it accepts no new runs")
-        self._refuse_journal()
-        settled = settle_decisions(state, decisions)
-        given = OutputSpec.of(output_type) if output_type is not None else None
-        if given is not None and dict(given.schema) != dict(state.output_schema or {}):
-            raise PauseStateError(
-                "the output type's schema differs from the paused run's", reason="incompatible"
-            )
-        output = given
-        if output is None and state.output_schema is not None:
-            output = OutputSpec.of(dict(state.output_schema))
-        token = cancel or CancelToken()
-        async with self._slot():
-            self._refuse_if(token)
-            if not self._history.body:
-                self._history.restore(state.history)
-            elif self._history.body != state.history:
-                raise PauseStateError(
-                    "the agent's history is neither empty nor the paused run's history",
-                    reason="conflicting_history",
-                )
-            self._history.system_prompt = state.system_prompt
-            spec = self._spec(
-                output=output,
-                settings=state.settings,
-                max_rounds=state.max_rounds,
-                deps=deps,
-                run_id=state.run_id,
-            )
-            offered: dict[str, Tool] = {}
-            for name in state.offered_tools:
-                tool = self._tools.get(name)
-                if tool is not None and all(g.offers(tool) for g in self.gates):
-                    offered[name] = tool
-            resumption = Resumption(
-                state=state,
-                settled=settled,
-                offered=offered,
-                decisions=tuple((p.key, decisions[p.key].kind) for p in state.pending),
-            )
-            return await resume_run(spec, resumption, token)
-
-    def _refuse_journal(self) -> None:
-        if self.journal is not None:
-            raise ConfigurationError(
-                "run_until_pause/resume are not available on a journaled agent: a pause is not "
-                "recorded in the execution journal"
-            )
 
     def stream(
         self,
@@ -460,6 +388,7 @@ class Agent:
         deps: Any = None,
         cancel: CancelToken | None = None,
         run_id: str | None = None,
+        accept_truncated: bool | None = None,
     ) -> AgentStream:
         """Like :meth:`run`, streaming events: ``async with agent.stream(p) as s: async for e
         in s: ...`` then ``s.result``. The run takes its FIFO slot when iteration starts.
@@ -473,7 +402,15 @@ class Agent:
 
         async def start(send: Any, token: CancelToken) -> RunResult:
             result = await self._run(
-                prompt, output_type, settings, max_rounds, deps, token, send, run_id
+                prompt,
+                output_type,
+                settings,
+                max_rounds,
+                deps,
+                token,
+                send,
+                run_id,
+                accept_truncated=accept_truncated,
             )
             assert isinstance(result, RunResult)
             return result
@@ -489,6 +426,7 @@ class Agent:
         max_rounds: int | None = None,
         deps: Any = None,
         run_id: str | None = None,
+        accept_truncated: bool | None = None,
     ) -> RunResult:
         """Run :meth:`run` in a new event loop (``anyio.run``).
 
@@ -512,46 +450,9 @@ class Agent:
             max_rounds=max_rounds,
             deps=deps,
             run_id=run_id,
+            accept_truncated=accept_truncated,
         )
         return anyio.run(call)
-
-    def _spec(
-        self,
-        *,
-        output: OutputSpec | None,
-        settings: ModelSettings,
-        max_rounds: int,
-        deps: Any,
-        run_id: str | None,
-        recorded: JournalRun | None = None,
-    ) -> RunSpec:
-        return RunSpec(
-            provider=self.provider,
-            model=self.model,
-            history=self._history,
-            tracker=self._tracker,
-            offered_tools=self._offered_tools,
-            gates=self.gates,
-            texts=self.texts,
-            emit=self._emit,
-            owner=self._owner,
-            settings=settings,
-            output=output,
-            output_retries=self.output_retries,
-            max_rounds=max_rounds,
-            deps=self.deps if deps is None else deps,
-            max_parallel_tools=self.max_parallel_tools,
-            identical_limit=self.max_identical_tool_calls or None,
-            unknown_tool_rounds=self.unknown_tool_rounds,
-            context_threshold=self.context_threshold,
-            tool_result_threshold=self.tool_result_threshold,
-            run_id=run_id,
-            journal=self.journal,
-            recorded=recorded,
-            history_processors=self.history_processors,
-            on_payload=self.on_payload,
-            control=self._control,
-        )
 
     def _refuse_if(self, cancel: CancelToken) -> None:
         if cancel.cancelled:
@@ -571,6 +472,7 @@ class Agent:
         send: Any,
         run_id: str | None = None,
         pausable: bool = False,
+        accept_truncated: bool | None = None,
     ) -> RunResult | RunPaused:
         if self._closed:
             raise AgentClosedError(f"agent {self.name!r} is closed; it accepts no new runs")
@@ -581,22 +483,14 @@ class Agent:
             max_rounds=self.max_rounds if max_rounds is None else max_rounds,
             deps=deps,
             run_id=run_id,
+            accept_truncated=accept_truncated,
         )
         message = prompt if isinstance(prompt, UserMessage) else UserMessage.of(prompt)
         async with self._slot():
             self._refuse_if(cancel)
             if self.journal is not None:
                 spec.run_id = spec.run_id or f"run_{uuid.uuid4().hex[:16]}"
-                spec.checkpoint = Checkpoint(
-                    history=self._history.body,
-                    system_prompt=self._history.system_prompt,
-                    prompt=message,
-                    model=self.model,
-                    max_rounds=spec.max_rounds,
-                    settings=spec.settings,
-                    output_schema=spec.output.schema if spec.output is not None else None,
-                    tools=tuple(sorted(t.name for t in self._offered_tools())),
-                )
+                spec.checkpoint = self._checkpoint(spec, message)
             if send is not None:
                 self._stream_sink.append(send)
                 self._control.streaming = True
@@ -608,163 +502,6 @@ class Agent:
                 if send is not None:
                     self._stream_sink.remove(send)
                     self._control.streaming = False
-
-    async def continue_run(
-        self,
-        run_id: str,
-        *,
-        output_type: Any = None,
-        deps: Any = None,
-        cancel: CancelToken | None = None,
-    ) -> RunResult:
-        """Continue journaled run ``run_id`` after a crash, without new input (seed 000,
-        "Execution Journal and Continuation").
-
-        Restores the history from the run's checkpoint (when the agent's history is empty) and
-        runs the same prompt again under the same run id with the round budget and settings the
-        run started with: model calls with a recorded response are answered from the journal
-        (not sent), tool calls with a recorded result get that result (the body does not run),
-        a model call without a recorded response is sent again, and a tool call whose effect
-        started without a recorded result is reported interrupted
-        (:data:`~robota.core.journal.INTERRUPTED_EFFECT_TEXT`) — or run again when the tool is
-        ``idempotent``. The result holds the same messages an uncrashed run would have (modulo
-        interrupted results). The restored history stays with the agent.
-
-        Args:
-            run_id: The run to continue.
-            output_type: The run's structured output type when it was a pydantic model (its
-                schema must equal the saved one); None uses the saved schema as a dict schema.
-            deps: Dependencies for tool bodies (None: the agent's).
-            cancel: The continuation's cancellation signal.
-
-        Raises:
-            ContinuationError: no journal, unknown run, finished run, unreadable checkpoint, an
-                incompatible agent (model, system prompt, tools, output schema), or a non-empty
-                live history that differs from the checkpoint's (never overwritten).
-            JournalError: the journal could not be read or a write failed.
-            AgentClosedError, RunCancelledError: as for :meth:`run`.
-        """
-        if self._closed:
-            raise AgentClosedError(f"agent {self.name!r} is closed; it accepts no new runs")
-        journal = self.journal
-        if journal is None:
-            raise ContinuationError(
-                "this agent has no journal to continue from", reason="no_journal", run_id=run_id
-            )
-        token = cancel or CancelToken()
-        async with self._slot():
-            self._refuse_if(token)
-            try:
-                run = await journal.load_run(run_id)
-            except JournalError:
-                raise
-            except Exception as exc:
-                raise JournalError(f"journal read failed for run {run_id}: {exc}") from exc
-            given = OutputSpec.of(output_type) if output_type is not None else None
-            checkpoint = checked_checkpoint(
-                run,
-                run_id=run_id,
-                model=self.model,
-                system_prompt=self._history.system_prompt,
-                tools=self._tools.keys(),
-                output_schema=given.schema if given is not None else None,
-                live_history=self._history.body,
-            )
-            if not self._history.body:
-                self._history.restore(checkpoint.history)
-            output = given
-            if output is None and checkpoint.output_schema is not None:
-                output = OutputSpec.of(dict(checkpoint.output_schema))
-            spec = self._spec(
-                output=output,
-                settings=checkpoint.settings,
-                max_rounds=checkpoint.max_rounds,
-                deps=deps,
-                run_id=run_id,
-                recorded=run,
-            )
-            return await execute_run(spec, checkpoint.prompt, token)
-
-    # --- direct tool invocation -----------------------------------------------------------
-
-    async def call_tool(
-        self,
-        name: str,
-        arguments: Mapping[str, JsonValue] | None,
-        *,
-        deps: Any = None,
-        cancel: CancelToken | None = None,
-    ) -> ToolResultPart:
-        """Run a registered tool (deferred ones included) without a model turn, through the
-        same validation, gates and events as a model's call (``ToolCallRequest.direct=True``).
-
-        Does not take the run slot and does not touch history. Direct invocation never
-        bypasses a tool allowlist (seed 000, "Canonical Direct Runtime Tool Invocation"): a
-        tool a gate withholds from the model (``gate.offers(tool)`` is False, e.g. a deny rule
-        naming the whole tool) is refused without running anything — a denial result, with a
-        ``tool.call_skipped`` event (reason ``denied``), like any other deny. Deferred tools
-        are not withheld (residency is not an allowlist) and stay callable.
-
-        Returns:
-            The tool result (``is_error`` for a withheld tool, invalid arguments, a deny, a
-            failure, or cancellation).
-
-        Raises:
-            AgentClosedError: the agent was closed.
-            ConfigurationError: no tool named ``name`` is registered.
-        """
-        if self._closed:
-            raise AgentClosedError(f"agent {self.name!r} is closed")
-        tool = self._tools.get(name)
-        if tool is None:
-            raise ConfigurationError(
-                f"no tool named {name!r} is registered; registered: {sorted(self._tools)}"
-            )
-        token = cancel or CancelToken()
-        run_id = f"direct_{uuid.uuid4().hex[:16]}"
-        args = dict(arguments) if arguments is not None else None
-        call = ToolCallPart(
-            id=run_id,
-            name=name,
-            arguments=args,
-            raw_arguments=json.dumps(args) if args is not None else "",
-        )
-        withheld = [gate for gate in self.gates if not gate.offers(tool)]
-        if withheld:
-            return self._refuse_withheld(call, withheld[0], run_id)
-        runner = ToolRunner(
-            texts=self.texts,
-            gates=self.gates,
-            deps=self.deps if deps is None else deps,
-            run_id=run_id,
-            emit=self._emit,
-            is_cancelled=lambda: token.cancelled,
-        )
-        result: ToolResultPart | None = None
-        with anyio.CancelScope() as scope:
-            remove = token.on_cancel(scope.cancel)
-            try:
-                result = await runner.execute(
-                    call, tool, owner=self._owner.child("run", run_id), round=0, direct=True
-                )
-            finally:
-                remove()
-        if result is None:
-            return error_result(call, self.texts.interrupted_tool_result)
-        return result
-
-    def _refuse_withheld(self, call: ToolCallPart, gate: ToolGate, run_id: str) -> ToolResultPart:
-        """The denial result of a direct call to a tool ``gate`` withholds (nothing runs)."""
-        text = (
-            f"Permission denied: tool {call.name!r} is withheld by {type(gate).__name__} "
-            "(direct invocation does not bypass a tool allowlist)"
-        )
-        self._emit(
-            ToolCallSkipped(
-                owner=self._owner.child("run", run_id), call=call, reason="denied", message=text
-            )
-        )
-        return error_result(call, text)
 
     # --- disposal -------------------------------------------------------------------------
 

@@ -5,10 +5,17 @@ Runtime Tool Invocation"; the gate seam in ``robota.core.gate``).
 Every call of a response runs: consecutive calls run concurrently (bounded by a
 ``CapacityLimiter``), a ``sequential`` tool runs alone, and results stay in call order. An
 unknown tool name is a labelled skip, never executed. A failing body, a timeout, a deny and
-invalid arguments all become error results the model can see; only cancellation and a
-:class:`~robota.core.errors.JournalError` propagate. A journal failure stops further dispatch in
-the batch while the bodies already running settle (seed 000, "Execution Journal and
+invalid arguments all become error results the model can see; only cancellation, a
+:class:`~robota.core.errors.JournalError` and a refused continuation
+(:class:`~robota.core.journal.ContinuationError`) propagate. A journal failure stops further
+dispatch in the batch while the bodies already running settle (seed 000, "Execution Journal and
 Continuation": a rejected write fails the run, never a tool failure the model may retry).
+
+In a journaled run the :class:`~robota.core.journal.ToolJournal` is consulted before anything
+else: a call the journal settled is answered from it (no unknown-tool check, gate, approver or
+hook runs again), a call whose effect started without a recorded result is reported with an
+unknown outcome (or run again under its journaled admission when the tool is ``idempotent``),
+and a new call's admission is journaled with its start before the body runs.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ import json
 import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import anyio
 from robota.core.agent.events import (
@@ -31,7 +38,11 @@ from robota.core.agent.validation import validate_against
 from robota.core.errors import JournalError
 from robota.core.events import Event, OwnerPath
 from robota.core.gate import Deny, Substitute, ToolCallRequest, ToolGate
+from robota.core.journal.checkpoint import ContinuationError
+from robota.core.journal.port import ToolRecord
+from robota.core.journal.replay import Admission, ToolJournal, decision_fields
 from robota.core.messages import TextPart, ToolCallPart, ToolResultPart
+from robota.core.schema.projection import drop_strict_nulls
 from robota.core.tools.base import RiskClass, Tool, ToolContext, ToolOutput, ToolReturn
 
 __all__ = ["ToolRunner", "canonical_input", "error_result"]
@@ -70,6 +81,7 @@ class ToolRunner:
         identical_limit: Byte-identical invocations of one tool allowed per run (None: no limit).
         retry_counts: Invalid-argument attempts per tool name in this run.
         identical_counts: Invocations per canonical input in this run.
+        journal: The run's tool journal (a journaled run), consulted before any gate.
     """
 
     texts: AgentTexts
@@ -83,6 +95,7 @@ class ToolRunner:
     retry_counts: dict[str, int] = field(default_factory=dict[str, int])
     identical_counts: dict[str, int] = field(default_factory=dict[str, int])
     scopes: dict[str, anyio.CancelScope] = field(default_factory=dict[str, anyio.CancelScope])
+    journal: ToolJournal | None = None
 
     def cancel_call(self, call_id: str) -> bool:
         """Cancel one running tool body by Robota's call id; its result says it was cancelled
@@ -143,11 +156,12 @@ class ToolRunner:
         Raises:
             JournalError: a journal write failed; calls not yet started were not started, calls
                 already running were allowed to finish (their entries are filled).
+            ReconciliationError: a journal record under a call's key answers a different call.
         """
         limiter = anyio.CapacityLimiter(max(1, self.max_parallel))
         names = sorted(available)
         pending: list[int] = []
-        failures: list[JournalError] = []
+        failures: list[JournalError | ContinuationError] = []
 
         async def one(index: int) -> None:
             async with limiter:
@@ -158,7 +172,7 @@ class ToolRunner:
                     results[index] = await self.execute(
                         call, available[call.name], owner=owner, round=round, index=index
                     )
-                except JournalError as exc:
+                except (JournalError, ContinuationError) as exc:
                     failures.append(exc)
 
         async def flush() -> None:
@@ -174,6 +188,16 @@ class ToolRunner:
                 break
             if index in skip:
                 continue
+            if self.journal is not None:
+                answered = self.journal.answer(round, index, call)
+                if answered is not None:  # settled before: nothing is decided or run again
+                    results[index] = answered
+                    self.emit(
+                        ToolCallSkipped(
+                            owner=owner, call=call, reason="journal", message=answered.text
+                        )
+                    )
+                    continue
             tool = available.get(call.name)
             if tool is None:
                 results[index] = self.skip_unknown(call, names, owner)
@@ -210,14 +234,17 @@ class ToolRunner:
         Returns the result the model sees.
 
         Raises:
-            JournalError: a gate's journal write failed (never turned into an error result).
+            JournalError: a journal write failed (never turned into an error result).
+            ReconciliationError: the journal record under the call's key answers a different
+                call.
         """
         call_id = f"call_{uuid.uuid4().hex[:16]}"
         call_owner = owner.child("tool_call", call_id)
-        issues = _argument_issues(call, tool)
+        given = _given_arguments(call, tool)
+        issues = _argument_issues(call, tool, given)
         if issues:
             return self._invalid(call, tool, issues, call_owner)
-        arguments: dict[str, Any] = dict(call.arguments or {})
+        arguments: dict[str, Any] = dict(given or {})
         self.emit(
             ToolCallStarted(
                 owner=call_owner, call=call, call_id=call_id, arguments=arguments, direct=direct
@@ -235,17 +262,49 @@ class ToolRunner:
             round=round,
             index=index,
         )
+        journal = self.journal if not direct else None
+        if journal is not None:
+            started = journal.started(round, index, call)
+            if started is not None:
+                return await self._continue_started(request, started, journal)
+        admission, request = await self._admit(request)
+        if journal is not None:
+            await journal.record_start(round, index, call, tool.canonical_name, admission)
+        if admission.verdict == "deny":
+            result = error_result(call, admission.message or "denied")
+            if journal is not None:
+                await journal.record_result(round, index, result)
+            return self._done(call_id, call_owner, result, False)
+        return await self._run_admitted(request, admission, journal)
+
+    async def _admit(self, request: ToolCallRequest) -> tuple[Admission, ToolCallRequest]:
+        """Ask every gate in order (the first deny ends it; a failing gate fails closed) and
+        collect the decisions they emitted for the call."""
+        decisions: list[Mapping[str, Any]] = []
+        emit = request.emit
+
+        def capture(event: Event) -> None:
+            fields = decision_fields(event)
+            if fields is not None:
+                decisions.append(fields)
+            emit(event)
+
+        request = _with(request, emit=capture)
+        arguments: dict[str, Any] = dict(request.arguments)
         substitute: ToolResultPart | None = None
         effective_risk: RiskClass | None = None
+        denial: str | None = None
         for gate in self.gates:
             try:
                 verdict = await gate.before_tool(request)
-            except JournalError:
+            except (JournalError, ContinuationError):
                 raise
             except Exception as exc:  # a failing gate fails closed
-                return self._done(call_id, call_owner, error_result(call, _describe(exc)), False)
+                denial = _describe(exc)
+                break
             if isinstance(verdict, Deny):
-                return self._done(call_id, call_owner, error_result(call, verdict.message), False)
+                denial = verdict.message
+                break
             if isinstance(verdict, Substitute):
                 if substitute is None:
                     substitute = verdict.result
@@ -254,27 +313,90 @@ class ToolRunner:
                     effective_risk = verdict.effective_risk
                 if verdict.arguments is not None:
                     arguments = dict(verdict.arguments)
-                    request = _with_arguments(request, arguments)
+                    request = _with(request, arguments=arguments)
+        request = _with(request, emit=emit)
+        recorded = tuple(decisions)
+        if denial is not None:
+            admission = Admission(
+                verdict="deny", arguments=arguments, message=denial, decisions=recorded
+            )
+        elif substitute is not None:
+            admission = Admission(
+                verdict="substitute",
+                arguments=arguments,
+                effective_risk=effective_risk,
+                result=substitute,
+                decisions=recorded,
+            )
+        else:
+            admission = Admission(
+                verdict="allow",
+                arguments=arguments,
+                effective_risk=effective_risk,
+                decisions=recorded,
+            )
+        return admission, request
+
+    async def _run_admitted(
+        self, request: ToolCallRequest, admission: Admission, journal: ToolJournal | None
+    ) -> ToolResultPart:
+        """The body (or the substitute) of an admitted call, the after-gates, and the result
+        journaled."""
+        call = request.call
         executed = False
-        if substitute is not None:
+        if admission.verdict == "substitute" and admission.result is not None:
             result = ToolResultPart(
                 call_id=call.id,
                 name=call.name,
-                content=substitute.content,
-                is_error=substitute.is_error,
+                content=admission.result.content,
+                is_error=admission.result.is_error,
             )
         else:
             result, executed = await self._body(
-                call, tool, arguments, call_id, call_owner, round, effective_risk
+                call,
+                request.tool,
+                dict(admission.arguments),
+                request.call_id,
+                request.owner,
+                request.round,
+                admission.effective_risk,
             )
         for gate in self.gates:
             try:
                 result = await gate.after_tool(request, result)
-            except JournalError:
+            except (JournalError, ContinuationError):
                 raise
             except Exception as exc:
                 result = error_result(call, _describe(exc))
-        return self._done(call_id, call_owner, result, executed)
+        if journal is not None:
+            await journal.record_result(request.round, request.index, result)
+        return self._done(request.call_id, request.owner, result, executed)
+
+    async def _continue_started(
+        self, request: ToolCallRequest, record: ToolRecord, journal: ToolJournal
+    ) -> ToolResultPart:
+        """A call whose effect started before a crash without a recorded result: an
+        ``idempotent`` tool runs again under the admission journaled with its start (no gate is
+        asked again); any other is reported with an unknown outcome and never run again."""
+        call = request.call
+        if request.tool.idempotent:
+            saved = Admission.from_record(record)
+            arguments: Any = record.arguments if isinstance(record.arguments, dict) else {}
+            admission = Admission(
+                verdict="allow",
+                arguments=arguments,
+                effective_risk=saved.effective_risk if saved is not None else None,
+            )
+            return await self._run_admitted(
+                _with(request, arguments=dict(arguments)), admission, journal
+            )
+        result = journal.unknown_outcome(call)
+        self.emit(
+            ToolCallSkipped(
+                owner=request.owner, call=call, reason="unknown_outcome", message=result.text
+            )
+        )
+        return self._done(request.call_id, request.owner, result, False)
 
     async def _body(
         self,
@@ -347,17 +469,31 @@ class ToolRunner:
         return result
 
 
-def _argument_issues(call: ToolCallPart, tool: Tool) -> list[str]:
-    if call.arguments is None:
+def _given_arguments(call: ToolCallPart, tool: Tool) -> dict[str, Any] | None:
+    """The call's arguments as the tool's own schema reads them. A tool offered ``strict`` had
+    its optional fields projected as nullable-and-required (seed 000, "Tool Schema
+    Projection"), so the model sends ``null`` for a field it leaves out: such nulls are
+    dropped where the original schema does not itself accept null. Validation still checks the
+    original schema, so the projection never widens what a call may contain."""
+    if call.arguments is None or not tool.strict:
+        return call.arguments
+    cleaned: Any = drop_strict_nulls(tool.parameters, call.arguments)
+    return cast("dict[str, Any]", cleaned)
+
+
+def _argument_issues(
+    call: ToolCallPart, tool: Tool, arguments: Mapping[str, Any] | None
+) -> list[str]:
+    if arguments is None:
         return [f"$: the arguments are not a JSON object: {call.raw_arguments!r}"]
-    return validate_against(tool.parameters, call.arguments)
+    return validate_against(tool.parameters, arguments)
 
 
 def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _with_arguments(request: ToolCallRequest, arguments: dict[str, Any]) -> ToolCallRequest:
+def _with(request: ToolCallRequest, **changes: Any) -> ToolCallRequest:
     from dataclasses import replace
 
-    return replace(request, arguments=arguments)
+    return replace(request, **changes)

@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from robota.core.events import Event
-from robota.core.messages import AssistantMessage, Message, ToolCallPart, ToolResultPart
+from robota.core.messages import (
+    AssistantMessage,
+    FinishReason,
+    Message,
+    ToolCallPart,
+    ToolResultPart,
+)
 from robota.core.usage import Usage
 
 __all__ = [
@@ -56,9 +62,19 @@ SkipReason = Literal[
     "invalid_arguments",
     "denied",
     "external_result",
+    "refused_response",
+    "journal",
+    "unknown_outcome",
 ]
 """Why a tool body did not run (``denied``/``external_result``: a resume decision answered the
-call, seed 002 "Deferred tool execution")."""
+call, seed 002 "Deferred tool execution"; ``journal``: a continuation answered the call from the
+execution journal, nothing was decided or run again; ``unknown_outcome``: its effect started
+before a crash and no result was recorded, so it is reported and never run again;
+``refused_response``: the response making the call was
+refused — truncated, an incomplete call, or content-filtered — and the run failed with
+:class:`~robota.core.errors.TruncatedResponseError`,
+:class:`~robota.core.errors.IncompleteToolCallError` or
+:class:`~robota.core.errors.ContentFilterError`)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -84,6 +100,9 @@ class RunCompleted(Event):
         text: The final text returned to the caller.
         interrupted: True when cancellation ended the run.
         usage: Usage summed over the run's requests.
+        finish_reason: Normalized finish reason of the run's final response (None when the run
+            was interrupted before any response).
+        raw_finish_reason: The vendor's own finish reason of that response, if it gave one.
     """
 
     type: ClassVar[str] = "run.completed"
@@ -91,6 +110,8 @@ class RunCompleted(Event):
     text: str
     interrupted: bool
     usage: Usage
+    finish_reason: FinishReason | None = None
+    raw_finish_reason: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -20,6 +20,7 @@ from robota.core.messages import (
     TextPart,
     ThinkingPart,
 )
+from robota.core.usage import Usage
 
 __all__ = ["AssistantDraft", "History"]
 
@@ -33,9 +34,11 @@ class AssistantDraft:
         final: The complete message once the provider finished, else None.
         model: The model asked (used on an interrupted message).
         provider: The provider name.
+        usage: The latest usage the provider reported before completing
+            (:class:`~robota.core.provider.UsageReported`: cumulative for the call), else None.
     """
 
-    __slots__ = ("final", "model", "provider", "text", "thinking")
+    __slots__ = ("final", "model", "provider", "text", "thinking", "usage")
 
     def __init__(self, *, model: str, provider: str) -> None:
         self.text = ""
@@ -43,18 +46,26 @@ class AssistantDraft:
         self.final: AssistantMessage | None = None
         self.model = model
         self.provider = provider
+        self.usage: Usage | None = None
 
     def message(self) -> AssistantMessage:
         """The message to commit: ``final`` when complete, else the partial text marked
-        interrupted (tool calls that did not finish streaming are dropped, since no result could
-        ever answer them)."""
+        interrupted, carrying the last reported usage (tool calls that did not finish streaming
+        are dropped, since no result could ever answer them)."""
         if self.final is not None:
             return self.final
         parts: list[TextPart | ThinkingPart] = []
         if self.text:
             parts.append(TextPart(text=self.text))
+        usage = self.usage
+        if usage is not None and usage.requests == 0:
+            usage = replace(usage, requests=1)
         return AssistantMessage(
-            parts=tuple(parts), interrupted=True, model=self.model, provider=self.provider
+            parts=tuple(parts),
+            interrupted=True,
+            model=self.model,
+            provider=self.provider,
+            usage=usage,
         )
 
 

@@ -246,6 +246,8 @@ class PendingCall:
             gets the invalid-arguments result).
         raw_arguments: The argument string as the model produced it.
         execution: ``approval`` or ``external``.
+        request_id: The wait's stable identity within the run, ``"<round>:<index>"`` (a
+            journaled run saves the request under it; a response answers only it).
     """
 
     key: str
@@ -255,6 +257,19 @@ class PendingCall:
     arguments: Mapping[str, JsonValue] | None
     raw_arguments: str
     execution: Literal["approval", "external"]
+    request_id: str = ""
+
+    def request(self) -> JsonValue:
+        """The request document a journaled run saves before it suspends."""
+        arguments: Any = dict(self.arguments) if self.arguments is not None else None
+        return {
+            "key": self.key,
+            "index": self.index,
+            "tool_call_id": self.tool_call_id,
+            "name": self.name,
+            "arguments": arguments,
+            "execution": self.execution,
+        }
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -281,6 +296,8 @@ class PauseState:
         identical_input_counts: Invocations per canonical input (identical-input guard).
         offered_tools: Names of the tools offered in the round that made the calls.
         pending: The calls awaiting a decision, in call order.
+        loaded: Deferred tools loaded at the pause, in load order (a resume restores this
+            residency).
     """
 
     version: int = PAUSE_STATE_VERSION
@@ -300,6 +317,7 @@ class PauseState:
     identical_input_counts: Mapping[str, int] = field(default_factory=dict[str, int])
     offered_tools: tuple[str, ...]
     pending: tuple[PendingCall, ...]
+    loaded: tuple[str, ...] = ()
 
     @property
     def calls(self) -> tuple[ToolCallPart, ...]:
@@ -354,9 +372,11 @@ class PauseState:
                     "arguments": dict(p.arguments) if p.arguments is not None else None,
                     "raw_arguments": p.raw_arguments,
                     "execution": p.execution,
+                    "request_id": p.request_id,
                 }
                 for p in self.pending
             ],
+            "loaded": list(self.loaded),
         }
 
     @classmethod
@@ -392,6 +412,7 @@ class PauseState:
                 identical_input_counts=_counts(value["identical_input_counts"]),
                 offered_tools=tuple(_str(v) for v in _list(value["offered_tools"])),
                 pending=tuple(_pending(v) for v in _list(value["pending"])),
+                loaded=tuple(_str(v) for v in _list(value.get("loaded", []))),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise PauseStateError(
@@ -424,9 +445,13 @@ class RunPaused:
 
 
 def pending_calls(
-    calls: Sequence[ToolCallPart], executions: Mapping[int, Literal["approval", "external"]]
+    calls: Sequence[ToolCallPart],
+    executions: Mapping[int, Literal["approval", "external"]],
+    *,
+    round: int = 0,
 ) -> tuple[PendingCall, ...]:
-    """The :class:`PendingCall` of every call whose index is in ``executions``, in order."""
+    """The :class:`PendingCall` of every call whose index is in ``executions``, in order
+    (``round``: the run's round that made the calls, for the request ids)."""
     seen: dict[str, int] = {}
     for call in calls:
         seen[call.id] = seen.get(call.id, 0) + 1
@@ -444,6 +469,7 @@ def pending_calls(
                 arguments=dict(call.arguments) if call.arguments is not None else None,
                 raw_arguments=call.raw_arguments,
                 execution=execution,
+                request_id=f"{round}:{index}",
             )
         )
     return tuple(out)
@@ -579,4 +605,5 @@ def _pending(value: Any) -> PendingCall:
         arguments=arguments,
         raw_arguments=_str(item["raw_arguments"]),
         execution="approval" if execution == "approval" else "external",
+        request_id=_str(item.get("request_id", "")),
     )

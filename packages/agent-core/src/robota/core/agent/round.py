@@ -1,7 +1,14 @@
 """One provider round of a run: build the provider-facing request (history processors,
 pairing repair, structured-output instruction), run the pre-send context guard, stream the
-response into a draft, and commit it through the single begin/commit path (seed 000,
-"Execution Loop and Error Handling", "Context Window Tracking")."""
+response into a draft, commit it through the single begin/commit path, and check its finish
+category before the run uses it (seed 000, "Execution Loop and Error Handling", "Context Window
+Tracking", "Cancellation Contract"; seed 002, "Model contract"; :mod:`robota.core.agent.outcome`).
+
+A round that does not succeed still commits what it has: the partial text (marked interrupted,
+with the last usage the vendor reported), or the complete response when the cancellation came
+after it — then every tool call it keeps gets an interrupted result at once, so history never
+holds a call without a result. Usage the vendor reported counts toward the run either way.
+"""
 
 from __future__ import annotations
 
@@ -24,6 +31,7 @@ from robota.core.agent.events import (
     RoundStarted,
 )
 from robota.core.agent.history import AssistantDraft
+from robota.core.agent.outcome import answer_calls, refusal
 from robota.core.agent.pairing import PairingRepair, repair_pairing
 from robota.core.agent.spec import RunSpec
 from robota.core.errors import (
@@ -41,6 +49,7 @@ from robota.core.provider import (
     ThinkingDelta,
     ToolCallDelta,
     ToolDefinition,
+    UsageReported,
 )
 from robota.core.tools.base import Tool
 from robota.core.usage import Usage
@@ -58,6 +67,7 @@ class ProviderRounds:
     repairs: list[PairingRepair]
     draft: AssistantDraft | None
     journal: Journal | None
+    last_response: AssistantMessage | None
 
     def _request(
         self, kind: RoundKind, instruction: str | None, tools: tuple[ToolDefinition, ...]
@@ -118,10 +128,20 @@ class ProviderRounds:
     async def _round(
         self, kind: RoundKind, instruction: str | None, *, offered: Mapping[str, Tool] = {}
     ) -> AssistantMessage:
+        """Make one provider call and commit its response (complete, or what streamed before a
+        cancellation or failure) through the one commit path.
+
+        Raises:
+            MalformedResponseError: the stream ended without a final response.
+            ToolChoiceViolationError: tool calls under ``tool_choice="none"``.
+            TruncatedResponseError, IncompleteToolCallError, ContentFilterError: the finish
+                category refuses the response (:func:`~robota.core.agent.outcome.refusal`).
+        """
         spec = self.spec
         tool_choice_none = spec.settings.tool_choice == "none"
+        dispatch = kind == "normal" and not tool_choice_none
         tools: tuple[ToolDefinition, ...] = ()
-        if kind == "normal" and not tool_choice_none:
+        if dispatch:
             tools = tuple(t.definition() for t in offered.values())
         request = self._request(kind, instruction, tools)
         self._guard(request)
@@ -162,12 +182,11 @@ class ProviderRounds:
             final = draft.final
             if final is None:
                 raise MalformedResponseError(
-                    "provider stream ended without a final response", provider=spec.provider.name
+                    "provider stream ended without a final response",
+                    provider=spec.provider.name,
+                    missing="final response event",
                 )
-            if final.tool_calls and kind != "normal":
-                draft.final = without_tool_calls(final)  # never dispatched
-            elif final.tool_calls and tool_choice_none:
-                draft.final = without_tool_calls(final)
+            if final.tool_calls and kind == "normal" and tool_choice_none:
                 violation = tuple(c.name for c in final.tool_calls)
             outcome = "success"
         except anyio.get_cancelled_exc_class():
@@ -175,11 +194,13 @@ class ProviderRounds:
             raise
         finally:
             self.draft = None
-            message = spec.history.commit(draft)
-            if outcome == "success":
-                usage = message.usage or Usage()
+            message = self._commit_draft(draft, dispatch=dispatch, outcome=outcome, owner=owner)
+            usage = message.usage or Usage()
+            if outcome == "success" or message.usage is not None:
+                # a cancelled round still counts what the vendor reported (it was billed)
                 self.usage = self.usage + usage
                 spec.tracker.record(usage.input_tokens, body_length)
+            if outcome == "success":
                 spec.emit(
                     ModelResponded(
                         owner=owner, message=message, usage=usage, model=message.model or spec.model
@@ -201,6 +222,45 @@ class ProviderRounds:
                 f"the provider returned tool calls ({', '.join(violation)}) "
                 'although the run set tool_choice="none"; no tool was run'
             )
+        answered_by = message.provider or spec.provider.name
+        refused = refusal(message, provider=answered_by, accept_truncated=spec.accept_truncated)
+        if refused is not None:
+            text = spec.texts.refused_tool_result.format(finish_reason=message.finish_reason)
+            answer_calls(
+                message.tool_calls,
+                text,
+                "refused_response",
+                owner=owner,
+                append=spec.history.append,
+                emit=spec.emit,
+            )
+            raise refused
+        return message
+
+    def _commit_draft(
+        self, draft: AssistantDraft, *, dispatch: bool, outcome: RoundOutcome, owner: OwnerPath
+    ) -> AssistantMessage:
+        """The one commit path of a round's response. Tool calls of a round that may not
+        dispatch them (forced summary, final call, ``tool_choice="none"``) are dropped; a
+        complete response whose round did not succeed (cancelled or failed after the final
+        event) gets an interrupted result for every call it keeps, so no call is left without
+        a result."""
+        spec = self.spec
+        final = draft.final
+        if final is not None and final.tool_calls and not dispatch:
+            draft.final = without_tool_calls(final)  # never dispatched
+        message = spec.history.commit(draft)
+        if final is not None:
+            self.last_response = message
+        if outcome != "success":
+            answer_calls(
+                message.tool_calls,
+                spec.texts.interrupted_tool_result,
+                "interrupted",
+                owner=owner,
+                append=spec.history.append,
+                emit=spec.emit,
+            )
         return message
 
     def _on_stream_event(self, event: object, draft: AssistantDraft, owner: OwnerPath) -> None:
@@ -221,10 +281,16 @@ class ProviderRounds:
                     arguments_delta=event.arguments_delta,
                 )
             )
+        elif isinstance(event, UsageReported):
+            draft.usage = event.usage
         elif isinstance(event, ResponseCompleted):
             response = event.response
             message = response.message
             usage = message.usage or response.usage
+            reported = draft.usage
+            if usage.total_tokens == 0 and reported is not None and reported.total_tokens:
+                # the final event repeated no counts: the last report holds
+                usage = replace(reported, requests=max(usage.requests, reported.requests))
             if usage.requests == 0:
                 usage = replace(usage, requests=1)
             draft.final = replace(

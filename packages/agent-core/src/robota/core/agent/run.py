@@ -10,15 +10,19 @@ loop guard, on an error, or on cancellation (then it resolves as ``interrupted``
 
 Each request is built from the canonical history, passed through the host's history processors
 and then through the pairing repair (the canonical history is never rewritten). A journaled run
-(``RunSpec.journal``) records its checkpoint before the first model call, every response before
-it is used, every tool effect around its body, and its outcome (seed 000, "Execution Journal and
-Continuation"); a continuation (``RunSpec.recorded``) answers settled steps from the journal.
+(``RunSpec.journal``) records its checkpoint before the first model call, every model call before
+it is sent and its response before it is used, every tool call's admission with its start and
+its result after the effect, the residency a call changed, the requests of a wait before it
+suspends, and its outcome (seed 000, "Execution Journal and Continuation"); a continuation
+(``RunSpec.recorded``) answers settled steps from the journal before anything is decided again.
 
 A response calling an ``approval`` or ``external`` tool pauses the run before any of its calls
 executes (seed 002, "Deferred tool execution", :mod:`robota.core.agent.pause`):
 :func:`execute_until_pause` returns the pause, :func:`execute_run` raises
 :class:`~robota.core.agent.pause.PauseRequiredError`, and :func:`resume_run` runs the paused
-batch with the host's decisions and goes on with the next model call.
+batch with the host's decisions and goes on with the next model call. In a journaled run the
+pause is a durable wait (:mod:`robota.core.agent._waits`): its requests are saved before it
+suspends, and a continuation that finds every request answered uses the saved responses.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import anyio
+from robota.core.agent._waits import JournaledWaits
 from robota.core.agent.batch import ToolRunner, error_result
 from robota.core.agent.events import (
     ContextGuardTripped,
@@ -54,7 +59,8 @@ from robota.core.errors import (
     UnsupportedSettingError,
 )
 from robota.core.events import OwnerPath
-from robota.core.journal.replay import JournaledProvider, JournalGate, journal_write
+from robota.core.journal.checkpoint import ContinuationError
+from robota.core.journal.replay import JournaledProvider, ToolJournal, journal_write
 from robota.core.messages import (
     AssistantMessage,
     ToolCallPart,
@@ -154,18 +160,22 @@ class _Run(ProviderRounds):
         state = resumption.state if resumption is not None else None
         self.run_id = state.run_id if state else spec.run_id or f"run_{uuid.uuid4().hex[:16]}"
         self.journal = spec.journal
+        self.tool_journal: ToolJournal | None = None
+        self.waits: JournaledWaits | None = None
         if spec.journal is not None:
             recorded = spec.recorded
             provider = JournaledProvider(
                 spec.provider,
                 spec.journal,
                 self.run_id,
-                recorded.responses if recorded is not None else None,
+                recorded,
+                first_step=state.rounds if state else 0,
+                resend_unrecorded=spec.resend_unrecorded_model_call,
+                check_requests=not spec.accept_state_drift,
             )
-            gate = JournalGate(
-                spec.journal, self.run_id, recorded.tools if recorded is not None else None
-            )
-            spec = replace(spec, provider=provider, gates=(*spec.gates, gate))
+            self.tool_journal = ToolJournal(spec.journal, self.run_id, recorded, spec.residency)
+            self.waits = JournaledWaits(spec.journal, self.run_id, recorded)
+            spec = replace(spec, provider=provider)
         self.spec = spec
         self.repairs: list[PairingRepair] = []
         self.owner = spec.owner.child("run", self.run_id)
@@ -176,6 +186,7 @@ class _Run(ProviderRounds):
         self.never_executed: list[str] = list(state.never_executed) if state else []
         self.start_index = len(spec.history)
         self.draft: AssistantDraft | None = None
+        self.last_response: AssistantMessage | None = None
         self.batch: tuple[Sequence[ToolCallPart], list[ToolResultPart | None], OwnerPath] | None
         self.batch = None
         self.tools = ToolRunner(
@@ -187,15 +198,23 @@ class _Run(ProviderRounds):
             is_cancelled=lambda: cancel.cancelled,
             max_parallel=spec.max_parallel_tools,
             identical_limit=spec.identical_limit,
+            journal=self.tool_journal,
         )
         if state is not None:
             self.tools.retry_counts.update(state.tool_retry_counts)
             self.tools.identical_counts.update(state.identical_input_counts)
-        spec.control.runner = self.tools
 
     # --- lifecycle ------------------------------------------------------------------------
 
     async def execute(self) -> RunResult | RunPaused:
+        control = self.spec.control
+        control.open(self.tools, self.cancel)
+        try:
+            return await self._execute()
+        finally:
+            control.close()
+
+    async def _execute(self) -> RunResult | RunPaused:
         spec = self.spec
         self._check_settings()
         if self.resumption is not None:
@@ -219,21 +238,32 @@ class _Run(ProviderRounds):
         outcome: tuple[str, Any] | RunPaused | None = None
         try:
             with scope:
-                outcome = await self._loop()
+                try:
+                    outcome = await self._loop()
+                finally:
+                    spec.control.stop_steering()  # ending: a steer now returns False
         except anyio.get_cancelled_exc_class():
             self._settle()
+            raise
+        except PauseRequiredError as exc:
+            # suspension is control flow, neither completion nor failure (seed 000): a
+            # journaled run saved the wait's requests and stays unfinished
+            self._settle()
+            keys = tuple(p.key for p in exc.paused.pending)
+            spec.emit(
+                RunSuspended(owner=self.owner, run_id=self.run_id, pending=keys, usage=self.usage)
+            )
             raise
         except Exception as exc:
             self._settle()
             spec.emit(RunFailed(owner=self.owner, run_id=self.run_id, error=exc))
-            if not isinstance(exc, JournalError):
+            if not isinstance(exc, JournalError | ContinuationError):
                 # a JournalError leaves the run unfinished in the journal: continuable once the
-                # journal works again
+                # journal works again; so does a refusal to guess (reconciliation)
                 await self._record_outcome("failed")
             raise
         finally:
             remove()
-            spec.control.runner = None
         if outcome is None:  # our own scope caught the cancellation
             self._settle()
             await self._record_outcome("interrupted")
@@ -258,6 +288,9 @@ class _Run(ProviderRounds):
             raise
 
     def _finish(self, text: str, output: Any, *, interrupted: bool) -> RunResult:
+        last = self.last_response
+        reason = last.finish_reason if last is not None else None
+        raw = last.raw_finish_reason if last is not None else None
         result = RunResult(
             run_id=self.run_id,
             text=text,
@@ -266,6 +299,8 @@ class _Run(ProviderRounds):
             usage=self.usage,
             interrupted=interrupted,
             rounds=self.rounds,
+            finish_reason=reason,
+            raw_finish_reason=raw,
         )
         self.spec.emit(
             RunCompleted(
@@ -274,6 +309,8 @@ class _Run(ProviderRounds):
                 text=text,
                 interrupted=interrupted,
                 usage=self.usage,
+                finish_reason=reason,
+                raw_finish_reason=raw,
             )
         )
         return result
@@ -281,8 +318,8 @@ class _Run(ProviderRounds):
     def _settle(self) -> None:
         """Commit whatever is pending (interrupted draft, unfinished batch): one commit path."""
         if self.draft is not None:
-            self.spec.history.commit(self.draft)
-            self.draft = None
+            draft, self.draft = self.draft, None
+            self._commit_draft(draft, dispatch=True, outcome="interrupted", owner=self.owner)
         if self.batch is not None:
             self._commit_batch()
 
@@ -314,6 +351,7 @@ class _Run(ProviderRounds):
                 continue
             self._steer()
             if spec.max_rounds and self.rounds >= spec.max_rounds:
+                spec.control.stop_steering()  # the forced last call answers no later message
                 message = await self._round("summary", spec.texts.summary_instruction)
                 text = message.text or spec.texts.summary_fallback
                 return text, self._summary_output(text, self.attempts)
@@ -323,6 +361,14 @@ class _Run(ProviderRounds):
             if calls:
                 paused = self._pause_for(calls, offered)
                 if paused is not None:
+                    if self.waits is not None:
+                        answered = self.waits.answers(paused.state)
+                        if answered is not None:  # every request has a saved response
+                            final = await self._after_calls(calls, offered, answered)
+                            if final is not None:
+                                return final
+                            continue
+                        await self.waits.save_requests(paused.pending)  # before suspending
                     if not self.pausable:
                         raise PauseRequiredError(paused)
                     return paused
@@ -374,6 +420,8 @@ class _Run(ProviderRounds):
             self.unknown_streak, self.never_executed = 0, []
         if spec.unknown_tool_rounds and self.unknown_streak >= spec.unknown_tool_rounds:
             instruction = spec.texts.unknown_tool_final.format(calls=", ".join(self.never_executed))
+            self._steer()
+            spec.control.stop_steering()  # the forced last call answers no later message
             final = await self._round("final", instruction)
             return final.text, self._summary_output(final.text, self.attempts)
         return None
@@ -408,7 +456,8 @@ class _Run(ProviderRounds):
             tool_retry_counts=dict(self.tools.retry_counts),
             identical_input_counts=dict(self.tools.identical_counts),
             offered_tools=tuple(sorted(offered)),
-            pending=pending_calls(calls, gated),
+            pending=pending_calls(calls, gated, round=self.rounds),
+            loaded=spec.residency.loaded if spec.residency is not None else (),
         )
         return RunPaused(
             run_id=self.run_id,

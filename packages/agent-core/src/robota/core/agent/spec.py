@@ -13,10 +13,12 @@ from robota.core.agent.history import History
 from robota.core.agent.output import OutputSpec
 from robota.core.agent.pairing import HistoryProcessor
 from robota.core.agent.texts import AgentTexts
+from robota.core.cancellation import CancelToken
 from robota.core.events import Event, OwnerPath
 from robota.core.gate import ToolGate
 from robota.core.journal.checkpoint import Checkpoint
 from robota.core.journal.port import Journal, JournalRun
+from robota.core.journal.replay import Residency
 from robota.core.provider import PayloadCallback, Provider
 from robota.core.settings import ModelSettings
 from robota.core.tools.base import Tool
@@ -28,22 +30,53 @@ __all__ = ["RunControl", "RunSpec"]
 class RunControl:
     """Host-side handles on the running run: steering messages and the active tool runner.
 
+    One object per agent, shared by its runs (one at a time): a run opens it when it starts and
+    closes it when it ends, so nothing queued for one run reaches the next (seed 004, steer).
+
     Attributes:
         steering: User texts queued by ``Agent.steer``, read before the next model call.
         runner: The running run's tool runner (for ``Agent.cancel_tool``), or None.
         streaming: True while a stream consumer reads the run: the loop then lets the consumer
             run after every text delta, so the first delta reaches it at once even when the
             provider's response is already buffered.
+        cancel: The running run's cancellation signal, or None between runs.
+        accepting: True while the running run still reads steering texts (from its start until
+            its loop ends or it makes its forced last call).
     """
 
     steering: list[str] = field(default_factory=list[str])
     runner: ToolRunner | None = None
     streaming: bool = False
+    cancel: CancelToken | None = None
+    accepting: bool = False
+
+    def open(self, runner: ToolRunner, cancel: CancelToken) -> None:
+        """A run starts: it takes steering texts until :meth:`stop_steering`."""
+        self.steering.clear()
+        self.runner, self.cancel, self.accepting = runner, cancel, True
+
+    def steer(self, text: str) -> bool:
+        """Queue ``text`` for the running run. Returns False (and queues nothing) when no run
+        is in flight, its cancellation was requested, or it reads no more steering."""
+        if not self.accepting or self.cancel is None or self.cancel.cancelled:
+            return False
+        self.steering.append(text)
+        return True
 
     def take_steering(self) -> list[str]:
         """Remove and return the queued steering texts."""
         taken, self.steering[:] = list(self.steering), []
         return taken
+
+    def stop_steering(self) -> None:
+        """The run reads no more steering: refuse new texts and drop any still queued."""
+        self.accepting = False
+        self.steering.clear()
+
+    def close(self) -> None:
+        """The run ended (completed, interrupted, paused or failed)."""
+        self.stop_steering()
+        self.runner, self.cancel = None, None
 
 
 @dataclass(kw_only=True, slots=True)
@@ -77,6 +110,15 @@ class RunSpec:
         history_processors: Applied in order to the provider-facing view of every request.
         on_payload: Native payload callback put on every ``ModelRequest``.
         control: Steering queue and active-runner handle shared with the agent.
+        accept_truncated: Use an answer cut off at the output token limit (finish reason
+            ``length``) instead of failing with
+            :class:`~robota.core.errors.TruncatedResponseError`.
+        residency: The agent's residency state (its tool catalog): a journaled run records the
+            loads a call made and a continuation restores them.
+        resend_unrecorded_model_call: A continuation sends again a model call recorded as sent
+            without a recorded response (the host opted in).
+        accept_state_drift: A continuation does not refuse a replayed model call whose request
+            differs from the recorded one (the host opted in).
     """
 
     provider: Provider
@@ -105,3 +147,7 @@ class RunSpec:
     history_processors: Sequence[HistoryProcessor] = ()
     on_payload: PayloadCallback | None = None
     control: RunControl = field(default_factory=RunControl)
+    accept_truncated: bool = False
+    residency: Residency | None = None
+    resend_unrecorded_model_call: bool = False
+    accept_state_drift: bool = False

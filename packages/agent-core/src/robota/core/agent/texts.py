@@ -19,7 +19,11 @@ class AgentTexts:
         interrupted_annotation: Appended to an interrupted assistant message's text when history
             is sent back to a model.
         interrupted_tool_result: Result of a tool call that was queued or running when the run
-            was cancelled.
+            was cancelled (also of every call of a response that completed but whose round was
+            cancelled before its batch ran).
+        refused_tool_result: Result of every call of a response the run refused (cut off at
+            the output token limit or stopped by a content filter), so no call is left without
+            a result. ``{finish_reason}`` is the normalized finish reason.
         summary_instruction: Request-only user instruction of the forced summary call after
             the round budget is spent (never committed to history).
         summary_fallback: Returned as the run's text when the forced summary produced no text.
@@ -40,6 +44,10 @@ class AgentTexts:
     interrupted_annotation: str = "[response interrupted]"
     interrupted_tool_result: str = "interrupted by user"
     cancelled_tool_result: str = "cancelled: the user stopped this tool call"
+    refused_tool_result: str = (
+        "Tool call not executed: the response that made it ended with finish reason "
+        "'{finish_reason}' and was not used."
+    )
     summary_instruction: str = (
         "The step limit for this task has been reached. Tools are no longer available. "
         "Reply with a summary of the work done so far and what remains."

@@ -4,8 +4,11 @@
 ``Journal.start_run`` stores a :class:`Checkpoint` as JSON before the first model call: the
 history before the run (``dump_messages`` form), the prompt, the system prompt, the model, and the
 run options that decide what the loop does (round budget, merged settings, output schema, the
-tools offered at the start). Continuation restores history from it and keeps the limits the run
-started with; whatever does not match is refused with :class:`ContinuationError`, never guessed.
+tools offered at the start), the tool residency the run started with (which deferred tools were
+loaded) and fingerprints of the runtime state that decides calls (the agent's own settings, the
+gates). Continuation restores history and residency from it and keeps the limits the run started
+with; whatever does not match is refused with :class:`ContinuationError` (or its subclass
+:class:`~robota.core.journal.reconcile.ReconciliationError`), never guessed.
 """
 
 from __future__ import annotations
@@ -25,13 +28,23 @@ if TYPE_CHECKING:
 
 __all__ = ["CHECKPOINT_VERSION", "Checkpoint", "ContinuationError", "RefusalReason"]
 
-CHECKPOINT_VERSION = 1
-"""Version of the checkpoint JSON document."""
+CHECKPOINT_VERSION = 2
+"""Version of the checkpoint JSON document (version 1 documents, written before residency and
+fingerprints were saved, are still read; what they lack is not compared)."""
 
 RefusalReason = Literal[
-    "no_journal", "unknown_run", "finished", "conflicting_history", "incompatible", "corrupt"
+    "no_journal",
+    "unknown_run",
+    "finished",
+    "conflicting_history",
+    "incompatible",
+    "corrupt",
+    "unrecorded_model_call",
+    "state_drift",
+    "wait",
 ]
-"""Why a continuation was refused."""
+"""Why a continuation was refused (the last three come with
+:class:`~robota.core.journal.reconcile.ReconciliationError`)."""
 
 
 class ContinuationError(RobotaError):
@@ -51,6 +64,18 @@ class ContinuationError(RobotaError):
         super().__init__(message)
         self.reason: RefusalReason = reason
         self.run_id = run_id
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # picklable with its keyword-only fields (a durable engine stores the exception a run
+        # ended with, e.g. DBOS)
+        return (_rebuilt, (type(self), self.args, dict(self.__dict__)))
+
+
+def _rebuilt(cls: type[Exception], args: tuple[Any, ...], state: dict[str, Any]) -> Exception:
+    error = Exception.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
 
 
 @cache
@@ -85,6 +110,11 @@ class Checkpoint:
         settings: The run's merged settings.
         output_schema: JSON Schema of the run's structured output, or None.
         tools: Names of the tools offered at the start of the run, sorted.
+        loaded: Deferred tools loaded when the run started, in load order (residency).
+        deferred: Names of every tool that resolved deferred, sorted (None: not saved).
+        agent_settings: The agent's own settings (under the run's), or None when not saved.
+        gates: Fingerprint of the gates (``[{"gate": ..., "state": ...}]``), or None when not
+            saved.
     """
 
     history: tuple[Message, ...]
@@ -95,6 +125,10 @@ class Checkpoint:
     settings: ModelSettings
     output_schema: Mapping[str, Any] | None
     tools: tuple[str, ...]
+    loaded: tuple[str, ...] = ()
+    deferred: tuple[str, ...] | None = None
+    agent_settings: ModelSettings | None = None
+    gates: JsonValue = None
 
     def to_json(self) -> JsonValue:
         """The JSON document ``start_run`` stores."""
@@ -109,6 +143,12 @@ class Checkpoint:
             "settings": settings_json(self.settings),
             "output_schema": schema,
             "tools": list(self.tools),
+            "loaded": list(self.loaded),
+            "deferred": list(self.deferred) if self.deferred is not None else None,
+            "agent_settings": (
+                settings_json(self.agent_settings) if self.agent_settings is not None else None
+            ),
+            "gates": self.gates,
         }
 
     @classmethod
@@ -119,8 +159,8 @@ class Checkpoint:
             ContinuationError: (``corrupt``) for a document this version cannot read.
         """
         try:
-            if not isinstance(value, dict) or value.get("version") != CHECKPOINT_VERSION:
-                raise ValueError(f"expected a version {CHECKPOINT_VERSION} checkpoint")
+            if not isinstance(value, dict) or value.get("version") not in (1, CHECKPOINT_VERSION):
+                raise ValueError(f"expected a version 1 or {CHECKPOINT_VERSION} checkpoint")
             prompt = load_messages(json.dumps(value["prompt"]))
             if len(prompt) != 1 or not isinstance(prompt[0], UserMessage):
                 raise ValueError("the prompt is not one user message")
@@ -137,6 +177,15 @@ class Checkpoint:
                 raise ValueError("output_schema is not an object")
             if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
                 raise ValueError("tools is not a list of names")
+            loaded = _names(value.get("loaded", []), "loaded")
+            deferred_value = value.get("deferred")
+            deferred = None if deferred_value is None else _names(deferred_value, "deferred")
+            agent_settings_value = value.get("agent_settings")
+            agent_settings = (
+                None
+                if agent_settings_value is None
+                else _settings_adapter().validate_python(agent_settings_value)
+            )
             return cls(
                 history=tuple(load_messages(json.dumps(value["history"]))),
                 system_prompt=system,
@@ -146,6 +195,10 @@ class Checkpoint:
                 settings=_settings_adapter().validate_python(value["settings"]),
                 output_schema=schema,
                 tools=tuple(str(t) for t in tools),
+                loaded=loaded,
+                deferred=deferred,
+                agent_settings=agent_settings,
+                gates=value.get("gates"),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ContinuationError(
@@ -153,3 +206,12 @@ class Checkpoint:
                 reason="corrupt",
                 run_id=run_id,
             ) from exc
+
+
+def _names(value: Any, what: str) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise ValueError(f"{what} is not a list of names")
+    items: list[Any] = value
+    if not all(isinstance(n, str) for n in items):
+        raise ValueError(f"{what} is not a list of names")
+    return tuple(str(n) for n in items)

@@ -7,7 +7,10 @@ offered or deferred) is never consulted.
 
 from __future__ import annotations
 
+from typing import Any
+
 from robota.core.gate import Allow, Deny, GateVerdict, ToolCallRequest, ToolGate
+from robota.core.messages import JsonValue
 from robota.core.permissions.context import PermissionCall, PermissionContext
 from robota.core.permissions.decision import PermissionDecision
 from robota.core.permissions.evaluate import decide_permission
@@ -47,6 +50,32 @@ class PermissionGate(ToolGate):
             rule.matches_everything and rule.names_tool(tool.canonical_name)
             for rule in self.context.deny
         )
+
+    def journal_state(self) -> JsonValue:
+        """The permission mode, the rule texts, the ceiling, ``ask_everything``, the workspace
+        and whether an approver is attached (never who it is): what a continuation compares
+        with the journaled run's checkpoint."""
+        context = self.context
+        ceiling = context.ceiling
+        state: dict[str, Any] = {
+            "mode": str(context.mode),
+            "workspace": str(context.workspace),
+            "allow": [rule.text for rule in context.allow],
+            "deny": [rule.text for rule in context.deny],
+            "ask": [rule.text for rule in context.ask],
+            "ceiling": (
+                None
+                if ceiling is None
+                else {
+                    "name": ceiling.name,
+                    "risks": sorted(str(r) for r in ceiling.risks),
+                    "rules": [rule.text for rule in ceiling.rules],
+                }
+            ),
+            "ask_everything": context.ask_everything,
+            "approver": context.approver is not None,
+        }
+        return state
 
     async def before_tool(self, request: ToolCallRequest) -> GateVerdict:
         """Decide the call; deny becomes :class:`~robota.core.gate.Deny`."""

@@ -202,16 +202,26 @@ class ToolCatalog:
 
     # --- the loop's API -----------------------------------------------------------------------
 
-    def offered(self) -> list[Tool]:
+    def offered(self, loaded: Iterable[str] | None = None) -> list[Tool]:
         """The tools this round's request carries, read fresh each round.
+
+        Args:
+            loaded: Compute the offer as if exactly these deferred tools were loaded (in this
+                order; other names are ignored) without changing the catalog — what a journal
+                continuation compares before it restores residency. None: the current loads.
 
         Returns:
             Resident tools (registration order), then loaded tools (load order), then the
             ``tool_search`` tool when anything is still withheld.
         """
+        if loaded is None:
+            loads = list(self._loaded.values())
+        else:
+            names = list(dict.fromkeys(n for n in loaded if n in self._deferred))
+            loads = [self._deferred[n] for n in names]
         offered = [t for n, t in self._tools.items() if n not in self._deferred]
-        offered.extend(self._loaded.values())
-        if self._search_tool is not None and self.withheld:
+        offered.extend(loads)
+        if self._search_tool is not None and len(loads) < len(self._deferred):
             offered.append(self._search_tool)
         return offered
 
@@ -243,6 +253,14 @@ class ToolCatalog:
     def unload_all(self) -> None:
         """Forget every load (e.g. when a new conversation starts)."""
         self._loaded.clear()
+
+    def restore(self, loaded: Iterable[str]) -> None:
+        """Make exactly ``loaded`` the loaded tools, in that order (names that are not deferred
+        are ignored): a journal continuation or a resumed pause restores the residency the run
+        had (seed 000, "Execution Journal and Continuation": continuation keeps the tool
+        residency the execution started with)."""
+        self._loaded.clear()
+        self.load(loaded)
 
     def search(self, query: str, max_results: int = 5) -> list[Tool]:
         """Search the withheld tools' names and descriptions (see

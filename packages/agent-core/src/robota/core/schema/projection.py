@@ -40,7 +40,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from robota.core.provider import ToolDefinition
 from robota.core.schema import _keywords as kw
@@ -182,12 +182,27 @@ def drop_strict_nulls(schema: Mapping[str, Any], arguments: Any) -> Any:
 
     A property that is optional in ``schema`` (the original, unprojected one) and does not accept
     ``null`` is removed when its value is ``null``, at every object level reachable through
-    ``properties`` and ``items``. Returns a new value; ``arguments`` is not modified.
+    ``properties``, ``items`` and the branches of ``anyOf`` / ``oneOf`` / ``allOf`` (an optional
+    model parameter ``Inner | None`` is such a branch). Returns a new value; ``arguments`` is not
+    modified.
 
     Args:
         schema: The original schema (what validation uses).
         arguments: The decoded arguments as the model sent them.
+
+    Example:
+        >>> inner = {"type": "object", "properties": {"z": {"type": "integer"}}}
+        >>> schema = {"type": "object", "properties": {
+        ...     "inner": {"anyOf": [inner, {"type": "null"}]}}}
+        >>> drop_strict_nulls(schema, {"inner": {"z": None}})
+        {'inner': {}}
     """
+    for part in schema.get("allOf", ()):
+        if isinstance(part, Mapping):
+            arguments = drop_strict_nulls(cast("Mapping[str, Any]", part), arguments)
+    shaped = _branch_for(schema, arguments)
+    if shaped is not None:
+        arguments = drop_strict_nulls(shaped, arguments)
     if isinstance(arguments, dict) and isinstance(schema.get("properties"), Mapping):
         props: Mapping[str, Any] = schema["properties"]
         required = set(schema.get("required", ()))
@@ -205,6 +220,25 @@ def drop_strict_nulls(schema: Mapping[str, Any], arguments: Any) -> Any:
     if isinstance(arguments, list) and isinstance(items, Mapping):
         return [drop_strict_nulls(items, value) for value in arguments]
     return arguments
+
+
+def _branch_for(schema: Mapping[str, Any], value: Any) -> Mapping[str, Any] | None:
+    """The one ``anyOf``/``oneOf`` branch shaped for ``value`` (an object branch declaring every
+    key of a dict value, or an array branch for a list), or None when there is none or several
+    could apply (then nothing is dropped: validation decides)."""
+    shaped: list[Mapping[str, Any]] = []
+    for key in ("anyOf", "oneOf"):
+        for branch in schema.get(key, ()):
+            if not isinstance(branch, Mapping):
+                continue
+            node = cast("Mapping[str, Any]", branch)
+            props = node.get("properties")
+            if isinstance(value, dict) and isinstance(props, Mapping):
+                if set(cast("dict[str, Any]", value)) <= set(cast("Mapping[str, Any]", props)):
+                    shaped.append(node)
+            elif isinstance(value, list) and isinstance(node.get("items"), Mapping):
+                shaped.append(node)
+    return shaped[0] if len(shaped) == 1 else None
 
 
 # --- structural scan ------------------------------------------------------------------------

@@ -3,9 +3,13 @@ tests use).
 
 :class:`ScriptedProvider` plays back scripted turns — one turn per provider call — and records
 every :class:`~robota.core.provider.ModelRequest` it receives. A turn is a sequence of steps:
-streamed text, thinking (with a signature), tool calls, usage, an error to raise, a delay, a
-checkpoint to wait on or to signal, and a finish reason. A plain string is a text step; a plain
-string as a whole turn is a one-text-step turn.
+streamed text, thinking (with a signature), tool calls (a raw string argument may be unparseable
+JSON), usage (final, or reported mid-stream as a
+:class:`~robota.core.provider.UsageReported`), an error to raise, a delay, a checkpoint to wait
+on or to signal, a finish reason (normalized and raw), the point where the final
+:class:`~robota.core.provider.ResponseCompleted` is yielded (:func:`complete`; later steps run
+while the stream closes), and a stream cut before its final event (:func:`cut`). A plain string
+is a text step; a plain string as a whole turn is a one-text-step turn.
 
 Example:
     >>> import anyio
@@ -24,7 +28,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import anyio
@@ -47,14 +51,18 @@ from robota.core.provider import (
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
+    UsageReported,
 )
 from robota.core.usage import Usage
 
 __all__ = [
+    "Complete",
+    "Cut",
     "Delay",
     "Fail",
     "Finish",
     "Reached",
+    "ReportUsage",
     "ScriptExhaustedError",
     "ScriptedProvider",
     "Step",
@@ -64,10 +72,13 @@ __all__ = [
     "Turn",
     "UsageStep",
     "WaitFor",
+    "complete",
+    "cut",
     "delay",
     "fail",
     "finish",
     "reached",
+    "report_usage",
     "text",
     "thinking",
     "tool_call",
@@ -96,7 +107,8 @@ class Thinking:
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ToolCall:
     """A tool call; ``arguments`` is a dict (sent as JSON) or a raw string sent verbatim (which
-    may be invalid JSON)."""
+    may be invalid JSON, e.g. ``'{"path": "a'`` cut by the token limit: the assembled call's
+    ``arguments`` is then None)."""
 
     kind: Literal["tool_call"] = "tool_call"
     id: str
@@ -146,15 +158,56 @@ class Reached:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Finish:
-    """The finish reason (default: ``tool_calls`` when the turn has tool calls, else
-    ``stop``)."""
+    """The finish reason: ``reason`` is the normalized category (default: ``tool_calls`` when
+    the turn has tool calls, else ``stop``), ``raw`` the vendor's own string (e.g.
+    ``"max_tokens"``)."""
 
     kind: Literal["finish"] = "finish"
     reason: FinishReason
     raw: str | None = None
 
 
-Step = Text | Thinking | ToolCall | UsageStep | Fail | Delay | WaitFor | Reached | Finish
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ReportUsage:
+    """Yield a :class:`~robota.core.provider.UsageReported` with ``usage`` (the cumulative usage
+    of the call so far, as Anthropic's ``message_start`` reports it). It is not the response's
+    final usage: add a :class:`UsageStep` for that."""
+
+    kind: Literal["report_usage"] = "report_usage"
+    usage: Usage
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Complete:
+    """Yield the final :class:`~robota.core.provider.ResponseCompleted` here, before the steps
+    after it (a delay, a checkpoint, an error: what happens while a vendor's stream closes).
+    Steps after it may not add content (text, thinking, tool calls, usage, finish)."""
+
+    kind: Literal["complete"] = "complete"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Cut:
+    """End the stream here without a final :class:`~robota.core.provider.ResponseCompleted`
+    (a connection cut before the vendor's last event)."""
+
+    kind: Literal["cut"] = "cut"
+
+
+Step = (
+    Text
+    | Thinking
+    | ToolCall
+    | UsageStep
+    | ReportUsage
+    | Fail
+    | Delay
+    | WaitFor
+    | Reached
+    | Finish
+    | Complete
+    | Cut
+)
 Turn = str | Sequence[Step | str]
 
 
@@ -176,6 +229,22 @@ def tool_call(id: str, name: str, arguments: dict[str, JsonValue] | str | None =
 def usage(*, input_tokens: int = 0, output_tokens: int = 0, **more: Any) -> UsageStep:
     """A usage step; extra keywords are :class:`~robota.core.usage.Usage` fields."""
     return UsageStep(usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens, **more))
+
+
+def report_usage(*, input_tokens: int = 0, output_tokens: int = 0, **more: Any) -> ReportUsage:
+    """A mid-stream usage report; extra keywords are :class:`~robota.core.usage.Usage`
+    fields."""
+    return ReportUsage(usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens, **more))
+
+
+def complete() -> Complete:
+    """The step yielding the final response (later steps run after it)."""
+    return Complete()
+
+
+def cut() -> Cut:
+    """A step ending the stream without a final response."""
+    return Cut()
 
 
 def fail(error: ProviderError) -> Fail:
@@ -264,7 +333,13 @@ class ScriptedProvider(Provider):
         return self.model_capabilities
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        """Play the next turn. See the module docstring for the steps."""
+        """Play the next turn. See the module docstring for the steps.
+
+        Raises:
+            ScriptExhaustedError: no turn is left.
+            ValueError: a content step after :func:`complete`.
+            ProviderError: what a :func:`fail` step holds.
+        """
         self.requests.append(request)
         if not self._turns:
             raise ScriptExhaustedError(
@@ -273,39 +348,18 @@ class ScriptedProvider(Provider):
             )
         turn = self._turns.pop(0)
         steps: Sequence[Step | str] = [turn] if isinstance(turn, str) else turn
-        parts: list[TextPart | ThinkingPart | ToolCallPart] = []
-        reported = Usage()
-        finish_reason: FinishReason | None = None
-        raw_reason: str | None = None
-        calls = 0
+        state = _TurnState()
+        completed = False
         for raw_step in steps:
             step = Text(text=raw_step) if isinstance(raw_step, str) else raw_step
-            if isinstance(step, Text):
-                yield TextDelta(text=step.text)
-                if parts and isinstance(parts[-1], TextPart):
-                    parts[-1] = TextPart(text=parts[-1].text + step.text)
-                else:
-                    parts.append(TextPart(text=step.text))
-            elif isinstance(step, Thinking):
-                yield ThinkingDelta(text=step.text)
-                parts.append(
-                    ThinkingPart(text=step.text, signature=step.signature, provider=self.name)
-                )
-            elif isinstance(step, ToolCall):
-                raw = (
-                    step.arguments
-                    if isinstance(step.arguments, str)
-                    else json.dumps(step.arguments)
-                )
-                yield ToolCallDelta(index=calls, id=step.id, name=step.name, arguments_delta=raw)
-                calls += 1
-                parts.append(
-                    ToolCallPart(
-                        id=step.id, name=step.name, arguments=_parse(raw), raw_arguments=raw
-                    )
-                )
-            elif isinstance(step, UsageStep):
-                reported = step.usage
+            if completed and isinstance(step, Text | Thinking | ToolCall | UsageStep | Finish):
+                raise ValueError(f"a {step.kind!r} step cannot follow complete()")
+            if isinstance(step, Complete):
+                if not completed:
+                    completed = True
+                    yield self._completed(request, state)
+            elif isinstance(step, Cut):
+                return
             elif isinstance(step, Fail):
                 raise step.error
             elif isinstance(step, Delay):
@@ -315,27 +369,76 @@ class ScriptedProvider(Provider):
             elif isinstance(step, Reached):
                 step.event.set()
             else:
-                finish_reason, raw_reason = step.reason, step.raw
+                event = self._content(step, state)
+                if event is not None:
+                    yield event
+        if not completed:
+            yield self._completed(request, state)
+
+    def _content(
+        self, step: Text | Thinking | ToolCall | UsageStep | ReportUsage | Finish, state: _TurnState
+    ) -> StreamEvent | None:
+        parts = state.parts
+        if isinstance(step, Text):
+            if parts and isinstance(parts[-1], TextPart):
+                parts[-1] = TextPart(text=parts[-1].text + step.text)
+            else:
+                parts.append(TextPart(text=step.text))
+            return TextDelta(text=step.text)
+        if isinstance(step, Thinking):
+            parts.append(ThinkingPart(text=step.text, signature=step.signature, provider=self.name))
+            return ThinkingDelta(text=step.text)
+        if isinstance(step, ToolCall):
+            raw = step.arguments if isinstance(step.arguments, str) else json.dumps(step.arguments)
+            index = state.calls
+            state.calls += 1
+            parts.append(
+                ToolCallPart(id=step.id, name=step.name, arguments=_parse(raw), raw_arguments=raw)
+            )
+            return ToolCallDelta(index=index, id=step.id, name=step.name, arguments_delta=raw)
+        if isinstance(step, UsageStep):
+            state.usage = step.usage
+            return None
+        if isinstance(step, ReportUsage):
+            return UsageReported(usage=step.usage)
+        state.finish_reason, state.raw_reason = step.reason, step.raw
+        return None
+
+    def _completed(self, request: ModelRequest, state: _TurnState) -> ResponseCompleted:
+        reported = state.usage
         if reported.requests == 0:
             reported = replace(reported, requests=1)
-        reason: FinishReason = finish_reason or ("tool_calls" if calls else "stop")
+        reason: FinishReason = state.finish_reason or ("tool_calls" if state.calls else "stop")
         message = AssistantMessage(
-            parts=tuple(parts),
+            parts=tuple(state.parts),
             model=request.model,
             provider=self.name,
             usage=reported,
             finish_reason=reason,
-            raw_finish_reason=raw_reason,
+            raw_finish_reason=state.raw_reason,
         )
-        yield ResponseCompleted(
+        return ResponseCompleted(
             response=ModelResponse(
                 message=message,
                 usage=reported,
                 finish_reason=reason,
-                raw_finish_reason=raw_reason,
+                raw_finish_reason=state.raw_reason,
                 model=request.model,
             )
         )
+
+
+@dataclass(kw_only=True, slots=True)
+class _TurnState:
+    """What one turn assembled so far."""
+
+    parts: list[TextPart | ThinkingPart | ToolCallPart] = field(
+        default_factory=list[TextPart | ThinkingPart | ToolCallPart]
+    )
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: FinishReason | None = None
+    raw_reason: str | None = None
+    calls: int = 0
 
 
 def _parse(raw: str) -> dict[str, JsonValue] | None:

@@ -1,15 +1,29 @@
 """Agent runs as DBOS workflows: model calls and tool effects are DBOS steps with the execution
 journal's semantics (seed 000, "Execution Journal and Continuation")."""
 
-from robota.durable.dbos.agent import DBOSAgent, DurableRunResult
-from robota.durable.dbos.provider import MODEL_CALL_STEP, DBOSProvider
+from robota.durable.dbos.agent import (
+    ANSWERED_EVENT_PREFIX,
+    RUNTIME_STATE_STEP,
+    WAIT_PREFIX,
+    DBOSAgent,
+    DurableRunResult,
+)
+from robota.durable.dbos.gates import TOOL_ADMISSION_STEP, TOOL_AFTER_STEP, DBOSGates
+from robota.durable.dbos.provider import MODEL_CALL_STEP, MODEL_START_STEP, DBOSProvider
 from robota.durable.dbos.tool import TOOL_EFFECT_STEP, TOOL_START_STEP, DBOSTool
 
 __all__ = [
+    "ANSWERED_EVENT_PREFIX",
     "MODEL_CALL_STEP",
+    "MODEL_START_STEP",
+    "RUNTIME_STATE_STEP",
+    "TOOL_ADMISSION_STEP",
+    "TOOL_AFTER_STEP",
     "TOOL_EFFECT_STEP",
     "TOOL_START_STEP",
+    "WAIT_PREFIX",
     "DBOSAgent",
+    "DBOSGates",
     "DBOSProvider",
     "DBOSTool",
     "DurableRunResult",

@@ -40,7 +40,8 @@ class DBOSTool(Tool):
     """Wraps ``inner`` so its effect runs at most once across crashes of a DBOS workflow.
 
     Copies the inner tool's name, description, schema, risk, permission argument, timeout,
-    retries, residency, idempotence and strictness; ``sequential`` is always True.
+    retries, residency, idempotence, strictness and execution kind; ``sequential`` is always
+    True.
 
     Args:
         inner: The real tool.
@@ -61,6 +62,7 @@ class DBOSTool(Tool):
         self.residency = inner.residency
         self.idempotent = inner.idempotent
         self.strict = inner.strict
+        self.execution = inner.execution
 
     @property
     def canonical_name(self) -> str:

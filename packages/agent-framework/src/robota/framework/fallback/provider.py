@@ -27,7 +27,8 @@ Rules (and where each comes from):
   pins, and in-process subagents started inside a run share it (seed 003: "In-process subagents
   share the decorated provider and so the chain").
 * The response names the model that actually answered (``ModelResponse.model`` and the
-  message's ``model``), and usage is tallied per model (seed 003: "a turn that ran on more than
+  message's ``model``; the message's ``provider`` is the answering entry's provider name when
+  the entry left it empty), and usage is tallied per model (seed 003: "a turn that ran on more than
   one model is charged to each model for its own calls").
 * Compaction moves only to a model whose context window is known to be at least the
   primary's: :meth:`FallbackProvider.for_compaction`.
@@ -224,7 +225,9 @@ class FallbackProvider(Provider):
                     held.clear()
                     shown = True
                     if isinstance(event, ResponseCompleted):
-                        response = self._accept(event.response, entry.model, index, run)
+                        response = self._accept(
+                            event.response, entry.model, provider.name, index, run
+                        )
                         yield ResponseCompleted(response=response)
                     else:
                         yield event
@@ -262,12 +265,20 @@ class FallbackProvider(Provider):
         return entry.provider
 
     def _accept(
-        self, response: ModelResponse, model: str, index: int, run: FallbackRun | None
+        self,
+        response: ModelResponse,
+        model: str,
+        provider: str,
+        index: int,
+        run: FallbackRun | None,
     ) -> ModelResponse:
         answered = response.model or response.message.model or model
         message = response.message
-        if not message.model:
-            message = replace(message, model=answered)
+        if not message.model or not message.provider:
+            # the loop would fill a missing provider with the chain's (the primary's) name
+            message = replace(
+                message, model=message.model or answered, provider=message.provider or provider
+            )
         usage = message.usage or response.usage
         if usage.requests == 0:
             usage = replace(usage, requests=1)

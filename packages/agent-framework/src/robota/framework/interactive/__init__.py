@@ -5,6 +5,10 @@ from robota.framework.interactive.config import SessionConfig
 from robota.framework.interactive.events import (
     BackgroundNotice,
     SessionCompacted,
+    SessionLeaseLost,
+    SessionMerged,
+    SessionRecovered,
+    SessionReloaded,
     SessionSaved,
     TitleAssigned,
 )
@@ -19,6 +23,10 @@ __all__ = [
     "InteractiveSession",
     "SessionCompacted",
     "SessionConfig",
+    "SessionLeaseLost",
+    "SessionMerged",
+    "SessionRecovered",
+    "SessionReloaded",
     "SessionSaved",
     "TitleAssigned",
     "compose_tools",

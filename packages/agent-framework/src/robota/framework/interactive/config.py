@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from robota.core.errors import ConfigurationError
 from robota.core.events import EventSink
 from robota.core.gate import ToolGate
 from robota.core.host.sandbox import Sandbox
@@ -16,6 +17,7 @@ from robota.core.permissions import Approver, PermissionMode
 from robota.core.provider import Provider
 from robota.core.settings import ModelSettings
 from robota.core.tools.base import Tool
+from robota.framework.interactive.chain import chain_of
 from robota.framework.settings import Settings
 from robota.framework.trust.access import TrustedWorkspace, WorkspaceAuthorityError
 from robota.session import EventLog, SessionStore
@@ -28,8 +30,11 @@ class SessionConfig:
     """Configuration of one interactive session.
 
     Attributes:
-        provider: The provider instance (the framework never builds one).
-        model: Model id.
+        provider: The provider instance (the framework never builds one). A
+            :class:`~robota.framework.fallback.FallbackProvider` (or a decorator wrapping one)
+            makes the chain the session's: one run scope per turn, compaction by the chain's
+            compaction rule, no agent-level retries (see :mod:`.chain`).
+        model: Model id (with a fallback chain: the chain's primary model).
         workspace: Root every built-in tool is contained in.
         system_prompt: Base system prompt (instruction files are appended when trusted).
         trusted: The trust decision: a :class:`~robota.framework.trust.TrustedWorkspace`
@@ -77,6 +82,10 @@ class SessionConfig:
             ``settings.sandbox.network``.
         sandbox_hidden_paths: Host paths masked inside the sandbox (the host's state folder
             with its credentials, e.g. ``~/.robota``); used when the session probes.
+        lease_ttl: Seconds the session's store lease lasts without renewal (issue #15, "one
+            session, one writer"): a running turn renews it every third of this; a host that
+            died blocks others for at most this long; an idle session may be taken over by
+            another host after this long. Must be > 0.
     """
 
     provider: Provider
@@ -109,9 +118,25 @@ class SessionConfig:
     overflow_recovery: bool = True
     sandbox: Sandbox | None = None
     sandbox_hidden_paths: Sequence[Path] = ()
+    lease_ttl: float = 60.0
 
     def __post_init__(self) -> None:
         """Refuse a trust decision that does not cover the workspace (seed 003, "No public
-        project-path helper"; issue #13)."""
+        project-path helper"; issue #13) and a lease TTL that is not positive.
+
+        Raises:
+            WorkspaceAuthorityError: ``trusted`` does not cover ``workspace``.
+            ConfigurationError: ``lease_ttl`` <= 0, or ``provider`` is a fallback chain whose
+                primary model is not ``model``.
+        """
+        if not self.lease_ttl > 0:
+            raise ConfigurationError(f"lease_ttl must be > 0 seconds, got {self.lease_ttl}")
+        chain = chain_of(self.provider)
+        if chain is not None and chain.chain_models[0] != self.model:
+            raise ConfigurationError(
+                f"the session's model {self.model!r} is not its fallback chain's primary "
+                f"{chain.chain_models[0]!r}; a chain asks each entry for its own model, so pass "
+                "model=<the primary's model>"
+            )
         if isinstance(self.trusted, TrustedWorkspace) and not self.trusted.covers(self.workspace):
             raise WorkspaceAuthorityError(self.trusted.root, self.workspace.resolve())

@@ -12,33 +12,37 @@ happen); :meth:`cancel` stops the running turn (the session stays usable); :meth
 user message the running turn reads at its next round; :meth:`compact` summarizes older turns;
 :meth:`fork` makes a new session with the same messages and assembled prompt. Every turn is
 saved, whatever its outcome.
+
+With a store, one session has one writer (issue #15, :mod:`.lease`): the session takes the
+store's lease when it starts, resumes or forks, checks it at the start of every turn (a second
+host is refused with :class:`~robota.session.SessionLeaseHeldError` before anything runs) and
+renews it while the turn runs; :meth:`shutdown` releases it. A save that conflicts anyway is
+merged, not dropped, and resume falls back to the JSONL event log (:mod:`.recovery`); the
+lease and save logic lives in :mod:`.persistence`, the assembly of the agent (prompt, permission
+context, tools, gates) in :mod:`._assembly`, and compaction in :mod:`._compaction`.
+
+A :class:`~robota.framework.fallback.FallbackProvider` as the provider makes the chain the
+session's (seed 003; :mod:`.chain`): each turn runs in the chain's run scope, compaction follows
+the chain's compaction rule, the agent leaves retrying to the chain, and
+:attr:`InteractiveSession.usage_by_model` charges each model for its own calls (:mod:`.usage`).
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import replace
 from secrets import token_hex
 from typing import Any
 
 import anyio
-from robota.core.agent import Agent, RunResult
+from robota.core.agent import RunResult
 from robota.core.agent.events import ModelResponded
 from robota.core.cancellation import CancelToken
 from robota.core.errors import RobotaError
 from robota.core.events import Event, EventSink, OwnerPath, emit_all
-from robota.core.gate import ToolGate
-from robota.core.hooks import (
-    HookEventName,
-    HookGate,
-    HookRunner,
-    PromptBlockedError,
-    hook_ask_approver,
-    hooked_approver,
-)
+from robota.core.hooks import HookEventName, HookRunner, PromptBlockedError, hooked_approver
 from robota.core.hooks.events import (
-    PreCompactInput,
     SessionEndInput,
     SessionStartInput,
     StopInput,
@@ -46,41 +50,29 @@ from robota.core.hooks.events import (
 )
 from robota.core.host.sandbox import NoSandbox, Sandbox
 from robota.core.messages import Message, SystemMessage
-from robota.core.permissions import (
-    Approval,
-    Approver,
-    ConsentStore,
-    PermissionCeiling,
-    PermissionContext,
-    PermissionGate,
-    PermissionMode,
-)
-from robota.core.tools.base import RiskClass, Tool
+from robota.core.permissions import Approval, Approver, ConsentStore, PermissionGate, PermissionMode
+from robota.core.tools.base import Tool
 from robota.core.usage import Usage
-from robota.framework.checkpoints import CheckpointGate, CheckpointStore, RestoreReport
-from robota.framework.context import assemble_system_prompt, discover_instructions
-from robota.framework.interactive._wiring import Forwarder, LogSink, hooks_of, overflow_event
+from robota.framework.checkpoints import CheckpointStore, RestoreReport
+from robota.framework.interactive._assembly import SessionAssembly
+from robota.framework.interactive._compaction import SessionCompaction
+from robota.framework.interactive._wiring import Forwarder, hooks_of
 from robota.framework.interactive.breakdown import ContextBreakdown, context_breakdown
-from robota.framework.interactive.compose import compose_tools
+from robota.framework.interactive.chain import turn_scope
 from robota.framework.interactive.config import SessionConfig
-from robota.framework.interactive.events import (
-    CompactionStarted,
-    SessionCompacted,
-    SessionSaved,
-    TitleAssigned,
-)
+from robota.framework.interactive.events import TitleAssigned
+from robota.framework.interactive.lease import SessionLease, released_on_error, take_lease
+from robota.framework.interactive.recovery import load_for_resume, log_created, recovered_event
+from robota.framework.interactive.usage import ModelUsage
 from robota.framework.prompts import PendingPrompt, PromptRegistry
-from robota.framework.settings import cap_mode
-from robota.framework.subagents import SpawnAgentTool, load_agent_definitions
-from robota.session import SessionRecord
-from robota.session.compaction import CompactionRecord, OverflowRecoveringProvider, compact
-from robota.tools import BuiltinToolset, Workspace, builtin_toolset
+from robota.session import LoadedSession, SessionRecord, load_session
+from robota.tools import BuiltinToolset, Workspace
 from robota.tools.sandbox import detect_sandbox
 
 __all__ = ["InteractiveSession", "hooks_of"]
 
 
-class InteractiveSession:
+class InteractiveSession(SessionAssembly, SessionCompaction):
     """One conversation with a host. Build it with :meth:`start`, :meth:`resume` or
     :meth:`fork_of`; close it with :meth:`shutdown` (or ``async with``).
 
@@ -105,6 +97,7 @@ class InteractiveSession:
         *,
         source: str,
         sandbox: Sandbox | None = None,
+        lease: SessionLease | None = None,
     ) -> None:
         self.config = config
         self.sandbox: Sandbox = (
@@ -116,6 +109,11 @@ class InteractiveSession:
         what it was verified to enforce (``NoSandbox``: nothing, and why)."""
         self._owns_sandbox = sandbox is not None and config.sandbox is None
         self.record = record
+        self._saved = record.messages
+        self._lease = lease
+        if lease is None and config.store is not None:  # taken at the first turn
+            self._lease = SessionLease(config.store, record.id, ttl=config.lease_ttl)
+        self.recovery = None
         self._source = source
         self._sinks: list[EventSink] = list(config.sinks)
         self._consent = ConsentStore()
@@ -126,6 +124,7 @@ class InteractiveSession:
         self._toolset: BuiltinToolset | None = None
         self.dropped_tools: tuple[str, ...] = ()
         self._turn_usage = Usage()
+        self._model_usage = ModelUsage()
         self._last_input: int | None = None
         self._forwarder = Forwarder(self)
         self.prompts = PromptRegistry(sinks=[self._forwarder])
@@ -158,45 +157,78 @@ class InteractiveSession:
 
     @classmethod
     async def start(cls, config: SessionConfig) -> InteractiveSession:
-        """A new session: assembles the system prompt once and stores the record (if a store
-        is configured)."""
+        """A new session: assembles the system prompt once, takes the session's lease and
+        stores the record at the first save (if a store is configured)."""
         record = SessionRecord(
             model=config.model,
             provider=config.provider.name,
             system_prompt=cls._assemble_prompt(config),
         )
-        sandbox = await cls._sandbox_for(config)
-        session = cls(config, record, source="startup", sandbox=sandbox)  # stored at first save
-        session._log("session.created", record)
-        await session._dispatch_start()
-        return session
+        lease = await take_lease(config.store, record.id, ttl=config.lease_ttl)
+        return await cls._open(config, record, source="startup", lease=lease, created=True)
 
     @classmethod
     async def resume(cls, config: SessionConfig, session_id: str) -> InteractiveSession:
         """Continue a stored session under the same id; the system prompt is rebuilt from the
         current instruction files (a plain resume is not a copy).
 
+        The session's lease is taken first, so nothing is loaded or run while another host
+        holds it. A missing or unreadable snapshot is rebuilt from the event log, and messages
+        the log has beyond the snapshot (a turn whose process died before saving) are added;
+        either way the store is updated, :attr:`recovered_from` says so and a
+        :class:`~robota.framework.interactive.events.SessionRecovered` warning is emitted.
+
         Raises:
             ConfigurationError: when no store is configured.
-            SessionNotFoundError: when the id is unknown.
+            SessionLeaseHeldError: another host holds the session's lease (names the holder
+                and when its lease runs out).
+            SessionNotFoundError: neither a snapshot nor an event log of that id.
+            SessionUnrecoverableError: the snapshot is missing or unreadable and the event log
+                cannot rebuild it (names both problems).
         """
         store = cls._require_store(config)
-        record = await store.get(session_id)
-        record = replace(record, system_prompt=cls._assemble_prompt(config), model=config.model)
-        session = cls(config, record, source="resume", sandbox=await cls._sandbox_for(config))
-        await session._dispatch_start()
-        return session
+        lease = await take_lease(store, session_id, ttl=config.lease_ttl)  # before anything
+        async with released_on_error(lease):
+            loaded = await load_for_resume(store, config.event_log, session_id)
+        record = replace(
+            loaded.record, system_prompt=cls._assemble_prompt(config), model=config.model
+        )
+        return await cls._open(config, record, source="resume", lease=lease, loaded=loaded)
 
     @classmethod
     async def fork_of(cls, config: SessionConfig, session_id: str) -> InteractiveSession:
         """A new session with a fresh id, the parent's messages and its assembled prompt
-        verbatim; the parent's record is not touched."""
+        verbatim; the parent's record is not touched (a parent whose snapshot is missing or
+        unreadable is read from its event log)."""
         store = cls._require_store(config)
-        parent = await store.get(session_id)
-        record = await store.create(parent.fork())
-        session = cls(config, record, source="fork", sandbox=await cls._sandbox_for(config))
-        session._log("session.created", record)
-        await session._dispatch_start()
+        child = (await load_session(store, config.event_log, session_id)).record.fork()
+        lease = await take_lease(store, child.id, ttl=config.lease_ttl)
+        async with released_on_error(lease):
+            record = await store.create(child)
+        return await cls._open(config, record, source="fork", lease=lease, created=True)
+
+    @classmethod
+    async def _open(
+        cls,
+        config: SessionConfig,
+        record: SessionRecord,
+        *,
+        source: str,
+        lease: SessionLease | None,
+        created: bool = False,
+        loaded: LoadedSession | None = None,
+    ) -> InteractiveSession:
+        """Build the session and fire SessionStart; the lease is released if that fails."""
+        async with released_on_error(lease):
+            sandbox = await cls._sandbox_for(config)
+            session = cls(config, record, source=source, sandbox=sandbox, lease=lease)
+            if created:
+                log_created(config.event_log, record)
+            session.recovery = loaded
+            notice = recovered_event(session._owner, loaded) if loaded is not None else None
+            if notice is not None:
+                session._forward(notice)
+            await session._dispatch_start()
         return session
 
     @staticmethod
@@ -215,118 +247,6 @@ class InteractiveSession:
         if config.store is None:
             raise ConfigurationError("resume and fork need a session store (persistence is off)")
         return config.store
-
-    @staticmethod
-    def _assemble_prompt(config: SessionConfig) -> str | None:
-        files = discover_instructions(config.user_instruction_roots, contained=False)
-        if config.trusted:
-            files += discover_instructions(config.instruction_roots)
-        return assemble_system_prompt(config.system_prompt, files)
-
-    def _permission_context(self, mode: PermissionMode | None) -> PermissionContext:
-        perms = self.config.settings.permissions
-        chosen = mode or (
-            PermissionMode(perms.default_mode) if perms.default_mode else PermissionMode.DEFAULT
-        )
-        chosen = cap_mode(chosen, perms.max_mode)  # the ceiling outranks the host (issue #13)
-        # `max_mode: plan` means no change runs at all: an inspect-only ceiling, which no allow
-        # rule of a lower layer (nor the approver) can answer (seed 000, step 2 of the order).
-        ceiling = (
-            PermissionCeiling.of(risks=[RiskClass.INSPECT], name="max_mode plan ceiling")
-            if perms.max_mode == "plan"
-            else None
-        )
-        return PermissionContext.from_rules(
-            self.config.workspace,
-            allow=perms.allow,
-            deny=perms.deny,
-            ask=perms.ask,
-            ceiling=ceiling,
-            mode=chosen,
-            approver=self._approver,
-            consent=self._consent,
-            session_id=self.record.id,
-        )
-
-    def _default_tier(self) -> Sequence[Tool]:
-        if self.config.default_tools is not None:
-            return self.config.default_tools
-        if self._toolset is None:
-            self._toolset = builtin_toolset(
-                self.workspace,
-                background_dir=self.config.background_dir,
-                env=dict(self.config.settings.env) or None,
-                sandbox=self.sandbox,
-                allow_network=self.config.settings.sandbox.network is True,
-            )
-        return self._toolset.tools
-
-    def _gates(self) -> list[ToolGate]:
-        return [
-            self.permission_gate,
-            HookGate(
-                self._hooks,
-                session_id=self.record.id,
-                cwd=str(self.config.workspace),
-                approve=hook_ask_approver(
-                    self._approver,
-                    session_id=self.record.id,
-                    mode=lambda: self.permission_gate.context.mode,
-                ),
-            ),
-            *self.config.extra_gates,
-            CheckpointGate(self.checkpoints, root=self.config.workspace),
-        ]
-
-    def _subagent_tools(self, tools: Sequence[Tool], gates: Sequence[ToolGate]) -> list[Tool]:
-        if not self.config.subagents or self.config.default_tools is not None:
-            return []  # the agent tool belongs to the default tier
-        roots = list(self.config.agent_roots)
-        if self.config.trusted:
-            roots = [*self.config.project_agent_roots, *roots]
-        roster = load_agent_definitions(roots)
-        if not roster.definitions:
-            return []
-        return [
-            SpawnAgentTool(
-                provider=self.config.provider,
-                roster=roster,
-                tools=tools,
-                model=self.config.model,
-                gates=gates,
-                sinks=[self._forwarder],
-                settings=self.config.model_settings,
-                hooks=self._hooks,
-                hook_session_id=self.record.id,
-                hook_cwd=str(self.config.workspace),
-            )
-        ]
-
-    def _build_agent(self, history: Sequence[Message]) -> Agent:
-        gates = self._gates()
-        composed = compose_tools(self._default_tier(), self.config.additional_tools)
-        dropped = composed.dropped
-        spawn = self._subagent_tools(composed.tools, gates)
-        if spawn:
-            composed = compose_tools(composed.tools, spawn)
-        self.dropped_tools = (*dropped, *composed.dropped)
-        provider = self.config.provider
-        if self.config.overflow_recovery:
-            provider = OverflowRecoveringProvider(
-                provider, on_recover=lambda n: self._forward(overflow_event(self._owner, n))
-            )
-        return Agent(
-            provider,
-            model=self.config.model,
-            system_prompt=self.record.system_prompt,
-            tools=composed.tools,
-            settings=self.config.model_settings,
-            max_rounds=self.config.max_rounds,
-            gates=gates,
-            sinks=[self._forwarder, LogSink(self)],
-            history=tuple(history),
-            journal=self.config.journal,
-        )
 
     # -- properties --------------------------------------------------------------------------
 
@@ -365,21 +285,9 @@ class InteractiveSession:
     def _forward(self, event: Event) -> None:
         if isinstance(event, ModelResponded):
             self._turn_usage = self._turn_usage + event.usage
+            self._model_usage.add(event.model, event.usage)
             self._last_input = event.usage.input_tokens
         emit_all(self._sinks, event)
-
-    def _log(self, kind: str, record: SessionRecord) -> None:
-        if self.config.event_log is not None:
-            self.config.event_log.append(
-                record.id,
-                kind,
-                {
-                    "model": record.model,
-                    "provider": record.provider,
-                    "system_prompt": record.system_prompt,
-                    "parent_id": record.parent_id,
-                },
-            )
 
     # -- turns -------------------------------------------------------------------------------
 
@@ -388,6 +296,8 @@ class InteractiveSession:
 
         Raises:
             RuntimeError: after :meth:`shutdown`.
+            SessionLeaseHeldError: another host holds the session's lease (nothing ran: no
+                hook, no model call, no tool).
             PromptBlockedError: a ``UserPromptSubmit`` hook refused the prompt (the model was
                 not called, nothing was added; :meth:`stream` raises it on entry).
             RobotaError: what the turn failed with (after saving what was committed).
@@ -416,27 +326,31 @@ class InteractiveSession:
         if self._closed:
             raise RuntimeError("session is shut down")
         async with self._busy:
-            submitted = await self._hooks.dispatch(
-                HookEventName.USER_PROMPT_SUBMIT,
-                UserPromptSubmitInput(prompt=prompt, **self._hook_common()),
-                emit=self._forward,
-            )
-            if submitted.blocked:  # refused before the model is called; nothing is recorded
-                raise PromptBlockedError(submitted.reason or "blocked", outcome=submitted)
-            token = CancelToken()
-            self._cancel = token
-            before = len(self.agent.history)
-            turn_id = f"turn_{len(self.turns) + 1}_{token_hex(4)}"
-            self.turns.append(turn_id)
-            self.checkpoints.begin_turn(turn_id)
-            notices = self._toolset.background.drain_exit_notifications() if self._toolset else []
-            text = "\n\n".join([*notices, prompt]) if notices else prompt
-            try:
-                yield token, text
-            finally:
-                self._cancel = None
-                with anyio.CancelScope(shield=True):
-                    await self._after_turn(before)
+            await self._claim_lease()  # a second host is refused here, before anything runs
+            async with self._renewing():
+                submitted = await self._hooks.dispatch(
+                    HookEventName.USER_PROMPT_SUBMIT,
+                    UserPromptSubmitInput(prompt=prompt, **self._hook_common()),
+                    emit=self._forward,
+                )
+                if submitted.blocked:  # refused before the model is called; nothing recorded
+                    raise PromptBlockedError(submitted.reason or "blocked", outcome=submitted)
+                token = CancelToken()
+                self._cancel = token
+                before = len(self.agent.history)
+                turn_id = f"turn_{len(self.turns) + 1}_{token_hex(4)}"
+                self.turns.append(turn_id)
+                self.checkpoints.begin_turn(turn_id)
+                background = self._toolset.background if self._toolset else None
+                notices = background.drain_exit_notifications() if background else []
+                text = "\n\n".join([*notices, prompt]) if notices else prompt
+                try:
+                    with turn_scope(self.config.provider):  # a fallback chain's run (.chain)
+                        yield token, text
+                finally:
+                    self._cancel = None
+                    with anyio.CancelScope(shield=True):
+                        await self._after_turn(before)
 
     async def _after_turn(self, before: int) -> None:
         await self._save()
@@ -447,21 +361,16 @@ class InteractiveSession:
             await self._name()
         await self._maybe_auto_compact()
 
-    def _context_window(self) -> int | None:
-        info = self.config.provider.model_info(self.config.model)
-        return info.context_window if info is not None else None
-
-    async def _maybe_auto_compact(self) -> None:
-        threshold = self.config.auto_compact
-        window = self._context_window()
-        if threshold is None or window is None or self._last_input is None:
-            return
-        if self._last_input <= threshold * window:
-            return
-        try:
-            await self._compact(keep_last_turns=2, reason="auto")
-        except RobotaError:
-            return  # nothing older to compact, or the summary failed: the turn stays as is
+    @property
+    def usage_by_model(self) -> dict[str, Usage]:
+        """The session's usage per answering model id (input/output/cache tokens, requests):
+        every model response of its turns and every compaction summary call, charged to the
+        model that answered it — with a fallback chain, a turn that ran on two models is
+        charged to each for its own calls (seed 003). Includes what the stored record had
+        (resume and fork go on from it). Title calls are not counted. A copy; the README's
+        "Model fallback" section has an example.
+        """
+        return self._model_usage.report(self.record.metadata)
 
     def context_breakdown(self) -> ContextBreakdown:
         """How the next request's estimated tokens divide (system prompt, tools,
@@ -507,6 +416,8 @@ class InteractiveSession:
             return
         self._named = True
         self.record = replace(self.record, title=title)
+        if self.config.event_log is not None:
+            self.config.event_log.append(self.id, "session.title_assigned", {"title": title})
         await self._save()
         self._forward(TitleAssigned(owner=self._owner, title=title))
 
@@ -518,24 +429,6 @@ class InteractiveSession:
             "permission_mode": mode.value,
         }
 
-    async def _save(self) -> None:
-        self.record = replace(
-            self.record,
-            messages=self.messages,
-            usage=self.record.usage + self._turn_usage,
-            system_prompt=self.agent.system_prompt,
-        )
-        self._turn_usage = Usage()
-        if self.config.store is None:
-            return
-        if self.record.revision == 0:
-            self.record = await self.config.store.create(self.record)
-        else:
-            self.record = await self.config.store.save(self.record)
-        self._forward(
-            SessionSaved(owner=self._owner, session_id=self.id, revision=self.record.revision)
-        )
-
     def cancel(self) -> bool:
         """Cancel the running turn (not the session). Returns False when idle."""
         token = self._cancel
@@ -544,15 +437,20 @@ class InteractiveSession:
         token.cancel("cancelled by the user")
         return True
 
-    def steer(self, text: str) -> None:
-        """Give the running turn an extra user message, read before its next model call.
+    def steer(self, text: str) -> bool:
+        """Give the running turn an extra user message, read before its next model call
+        (seed 004, steer).
 
-        Raises:
-            RuntimeError: when no turn is running.
+        Returns:
+            True when the running turn will read ``text``. False, keeping nothing, when no
+            turn is running, the turn was cancelled, it is ending (its loop ended or it makes
+            its forced last call), or it has not reached its model loop yet (its
+            ``UserPromptSubmit`` hooks still run): a steer never revives a finished turn nor
+            leaks into the next one. Send the text as a new turn instead.
         """
         if self._cancel is None:
-            raise RuntimeError("no turn is running")
-        self.agent.steer(text)
+            return False
+        return self.agent.steer(text)
 
     def cancel_tool(self, call_id: str) -> bool:
         """Cancel one running tool call by Robota's call id; its result says it was
@@ -575,53 +473,15 @@ class InteractiveSession:
             raise RuntimeError("no turn to rewind")
         return self.checkpoints.restore(target)
 
-    # -- compaction / fork -------------------------------------------------------------------
-
-    async def compact(
-        self, *, keep_last_turns: int = 2, reason: str = "manual"
-    ) -> CompactionRecord:
-        """Summarize older turns now; the removed messages are kept in the record's metadata.
-
-        Raises:
-            RuntimeError: while a turn runs.
-            CompactionError: when there is nothing to compact or the summary is empty.
-        """
-        if self._busy.locked():
-            raise RuntimeError("cannot compact while a turn runs")
-        async with self._busy:
-            return await self._compact(keep_last_turns=keep_last_turns, reason=reason)
-
-    async def _compact(self, *, keep_last_turns: int, reason: str) -> CompactionRecord:
-        self._forward(CompactionStarted(owner=self._owner, reason=reason))
-        await self._hooks.dispatch(
-            HookEventName.PRE_COMPACT,
-            PreCompactInput(trigger=reason, **self._hook_common()),
-            emit=self._forward,
-        )
-        record = await compact(
-            self.config.provider,
-            self.config.model,
-            self.messages,
-            reason=reason,
-            keep_last_turns=keep_last_turns,
-            workspace=self.config.workspace,
-        )
-        self.agent = self._build_agent(record.messages)
-        history = list(self.record.metadata.get("compactions", []))
-        history.append(record.to_json())
-        self.record = replace(
-            self.record, metadata={**self.record.metadata, "compactions": history}
-        )
-        await self._save()
-        self._forward(
-            SessionCompacted(
-                owner=self._owner, removed=len(record.removed), kept=len(record.messages)
-            )
-        )
-        return record
+    # -- fork --------------------------------------------------------------------------------
 
     async def fork(self) -> InteractiveSession:
-        """A new session with this one's messages and assembled prompt (needs a store)."""
+        """A new session with this one's messages and assembled prompt (needs a store).
+
+        Raises:
+            SessionLeaseHeldError: another host holds this session's lease.
+        """
+        await self._claim_lease()
         await self._save()
         return await InteractiveSession.fork_of(self.config, self.id)
 
@@ -635,23 +495,29 @@ class InteractiveSession:
         )
 
     async def shutdown(self) -> None:
-        """Cancel a running turn, save, fire SessionEnd, stop background shells; idempotent."""
+        """Cancel a running turn, save, fire SessionEnd, stop background shells, release the
+        session's lease; idempotent."""
         if self._closed:
             return
         self._closed = True
         self.cancel()
         async with self._busy:
-            await self.agent.aclose()
-            await self._hooks.dispatch(
-                HookEventName.SESSION_END,
-                SessionEndInput(reason="other", **self._hook_common()),
-                emit=self._forward,
-            )
-            if self._toolset is not None:
-                await self._toolset.aclose()
-            if self._owns_sandbox:
-                await self.sandbox.aclose()
-            self.workspace.close()
+            try:
+                await self.agent.aclose()
+                await self._hooks.dispatch(
+                    HookEventName.SESSION_END,
+                    SessionEndInput(reason="other", **self._hook_common()),
+                    emit=self._forward,
+                )
+                if self._toolset is not None:
+                    await self._toolset.aclose()
+                if self._owns_sandbox:
+                    await self.sandbox.aclose()
+                self.workspace.close()
+            finally:
+                if self._lease is not None:
+                    with anyio.CancelScope(shield=True):
+                        await self._lease.release()
 
     async def __aenter__(self) -> InteractiveSession:
         return self

@@ -6,8 +6,9 @@ output, prompt caching, effort), classifies errors into Robota's taxonomy and co
 """
 
 from robota.providers.anthropic._effort import BUDGET_TOKENS
+from robota.providers.anthropic._endpoint import DEFAULT_BASE_URL
 from robota.providers.anthropic._models import MODEL_SPECS, ModelSpec
-from robota.providers.anthropic._provider import DEFAULT_BASE_URL, AnthropicProvider
+from robota.providers.anthropic._provider import AnthropicProvider
 from robota.providers.anthropic._request import HOSTED_TOOL_SPECS, CacheBreakpoint
 from robota.providers.anthropic._transport import HttpxBridgeTransport
 from robota.providers.anthropic._usage import estimate_cost

@@ -10,6 +10,10 @@ Rules (https://docs.anthropic.com/en/api/messages):
   blocks are sent back verbatim, but only when :attr:`ThinkingPart.provider` is this provider;
   another provider's reasoning is sent as plain text only.
 - Hosted tool calls/results and opaque blocks produced by this provider are sent back verbatim.
+- Whitespace-only text is never sent: the API refuses a text block without non-whitespace text
+  ("text content blocks must contain non-whitespace text"), and history from other providers or
+  older sessions may hold one, so such text parts (user, assistant, tool result, system) are
+  left out.
 - Media: bytes as ``base64`` sources, URLs as ``url`` sources; ``text/plain`` documents as
   ``text`` sources.
 - Prompt-cache breakpoints (``cache_control: {"type": "ephemeral"}``) on the system prompt, the
@@ -92,6 +96,11 @@ class BuiltRequest:
     effort: EffortResolution | None
 
 
+def _has_text(text: str) -> bool:
+    """True when ``text`` may be a text block (it has a character other than whitespace)."""
+    return bool(text.strip())
+
+
 def _media_block(part: MediaPart) -> dict[str, Any]:
     if part.media_kind not in ("image", "document"):
         raise UnsupportedCapabilityError(
@@ -123,7 +132,7 @@ def _user_blocks(parts: Sequence[TextPart | MediaPart]) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     for part in parts:
         if isinstance(part, TextPart):
-            if part.text:
+            if _has_text(part.text):
                 blocks.append({"type": "text", "text": part.text})
         else:
             blocks.append(_media_block(part))
@@ -148,7 +157,7 @@ def _assistant_blocks(message: AssistantMessage, provider: str) -> list[dict[str
     for part in message.parts:
         if isinstance(part, TextPart):
             text = part.text + ("\n[interrupted]" if message.interrupted else "")
-            if part.text:
+            if _has_text(part.text):
                 blocks.append({"type": "text", "text": text})
         elif isinstance(part, ThinkingPart):
             if part.provider == provider and part.signature:
@@ -158,7 +167,7 @@ def _assistant_blocks(message: AssistantMessage, provider: str) -> list[dict[str
                     blocks.append(
                         {"type": "thinking", "thinking": part.text, "signature": part.signature}
                     )
-            elif part.text:
+            elif _has_text(part.text):
                 blocks.append({"type": "text", "text": f"<thinking>\n{part.text}\n</thinking>"})
         elif isinstance(part, ToolCallPart):
             if not part.hosted:
@@ -201,7 +210,7 @@ def _messages(
 
     for message in messages:
         if isinstance(message, SystemMessage):
-            if message.content:
+            if _has_text(message.content):
                 system.append({"type": "text", "text": message.content})
         elif isinstance(message, UserMessage):
             push("user", _user_blocks(message.parts))

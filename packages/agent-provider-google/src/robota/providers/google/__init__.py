@@ -8,8 +8,9 @@ Example:
 """
 
 from robota.providers.google._cost import estimate_cost
+from robota.providers.google._endpoint import GEMINI_BASE_URL
 from robota.providers.google._models import MODELS, THINKING, ThinkingControl
-from robota.providers.google._provider import GEMINI_BASE_URL, GoogleProvider, VertexTarget
+from robota.providers.google._provider import GoogleProvider, VertexTarget
 from robota.providers.google._request import SYNTHETIC_ID_PREFIX
 
 __all__ = [

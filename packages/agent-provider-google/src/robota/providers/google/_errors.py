@@ -21,9 +21,18 @@ status / status string                      Robota error
 ==========================================  ===============================================
 
 Context length: Gemini reports a too-long prompt as a plain 400 ``INVALID_ARGUMENT`` with no
-structured reason, so — the vendor offering nothing else — the message text is inspected for
-"exceeds the maximum number of tokens" / "input token count"; the result is a
+structured reason ("The input token count (N) exceeds the maximum number of tokens allowed (M)"),
+so — the vendor offering nothing else — the message is matched with the shared
+:func:`robota.core.wire.is_context_overflow` wording (plus Vertex's variant without the count,
+"The input token count exceeds the maximum number of tokens allowed M."); the result is a
 :class:`ContextWindowExceededError` whose ``provider_error`` keeps the vendor facts.
+
+A body that says ``error`` is classified by the same table whatever the HTTP status it came
+with: a 200 ``generateContent`` body ``{"error": {"code": 429, "status": "RESOURCE_EXHAUSTED"}}``
+or such a chunk inside a 200 stream is a :class:`RateLimitError` (``status`` = the code the body
+names). A response the SDK could not decode (an HTML page, a chunk that is not JSON, an error
+chunk without a numeric code) is a :class:`MalformedResponseError`
+(:func:`classify_read_error`), never a ``JSONDecodeError`` or ``TypeError``.
 
 ``retry_after`` comes from a ``google.rpc.RetryInfo`` detail (``retryDelay: "13s"``), else the
 ``retry-after-ms`` or ``Retry-After`` (seconds or HTTP-date, RFC 9110 §10.2.3) headers.
@@ -31,15 +40,18 @@ structured reason, so — the vendor offering nothing else — the message text 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 import httpx
+import pydantic
 from robota.core.errors import (
     AuthenticationError,
     BadRequestError,
     ContextWindowExceededError,
     InternalServerError,
+    MalformedResponseError,
     NotFoundError,
     OverloadedError,
     PermissionDeniedError,
@@ -51,11 +63,19 @@ from robota.core.errors import (
     RobotaError,
 )
 from robota.core.retry import retry_after_seconds
+from robota.core.wire import describe_body, is_context_overflow
 from robota.providers.google._request import PROVIDER_NAME
 
 from google.genai import errors as genai_errors
 
-__all__ = ["classify_error", "parse_duration", "retry_after_from"]
+__all__ = [
+    "classify_api_error",
+    "classify_error",
+    "classify_error_body",
+    "classify_read_error",
+    "parse_duration",
+    "retry_after_from",
+]
 
 _REQUEST_ID_HEADERS = ("x-request-id", "x-goog-request-id", "x-cloud-trace-context")
 
@@ -110,13 +130,15 @@ def _per_day_quota(body: Any) -> bool:
     return False
 
 
-def _is_context_overflow(message: str) -> bool:
+_GEMINI_OVERFLOW = "exceeds the maximum number of tokens"
+"""Vertex also words it without the count: "The input token count exceeds the maximum number of
+tokens allowed 1048576." (the shared pattern expects "count (N) exceeds")."""
+
+
+def _is_overflow(message: str) -> bool:
     # Gemini gives no structured reason for an over-long prompt (a bare INVALID_ARGUMENT);
     # the message text is the only signal the vendor offers.
-    lowered = message.lower()
-    return "exceeds the maximum number of tokens" in lowered or (
-        "input token count" in lowered and "exceeds" in lowered
-    )
+    return is_context_overflow(message) or _GEMINI_OVERFLOW in message.lower()
 
 
 def _headers_of(exc: genai_errors.APIError) -> dict[str, str]:
@@ -132,11 +154,43 @@ def _headers_of(exc: genai_errors.APIError) -> dict[str, str]:
 
 def classify_api_error(exc: genai_errors.APIError) -> RobotaError:
     """Map a google-genai ``APIError`` to a Robota error (see the module table)."""
-    status = int(exc.code) if exc.code else None
-    vendor = str(exc.status) if exc.status else None
-    body: Any = exc.details
-    headers = _headers_of(exc)
-    message = str(exc.message or exc)
+    status = int(exc.code) if isinstance(exc.code, int) and exc.code else None
+    return _classify(
+        status=status,
+        vendor=str(exc.status) if exc.status else None,
+        message=str(exc.message or exc),
+        body=exc.details,
+        headers=_headers_of(exc),
+    )
+
+
+def classify_error_body(body: Mapping[str, Any], headers: Mapping[str, str]) -> RobotaError:
+    """Classify a response body that carries ``error`` (e.g. a 200 ``generateContent`` body of a
+    gateway), by the code and status string it names (see the module table)."""
+    error = _error_object(body)
+    code = error.get("code")
+    status = code if isinstance(code, int) and not isinstance(code, bool) else None
+    if isinstance(code, str) and code.isdigit():
+        status = int(code)
+    vendor = error.get("status")
+    message = error.get("message")
+    return _classify(
+        status=status,
+        vendor=vendor if isinstance(vendor, str) and vendor else None,
+        message=message if isinstance(message, str) and message else describe_body(str(body)),
+        body=body,
+        headers={str(k).lower(): str(v) for k, v in headers.items()},
+    )
+
+
+def _classify(
+    *,
+    status: int | None,
+    vendor: str | None,
+    message: str,
+    body: Any,
+    headers: Mapping[str, str],
+) -> RobotaError:
     request_id = next((headers[h] for h in _REQUEST_ID_HEADERS if h in headers), None)
     kwargs: dict[str, Any] = {
         "provider": PROVIDER_NAME,
@@ -148,7 +202,7 @@ def classify_api_error(exc: genai_errors.APIError) -> RobotaError:
     }
     if status == 400 or vendor == "INVALID_ARGUMENT":
         error = BadRequestError(message, **kwargs)
-        if _is_context_overflow(message):
+        if _is_overflow(message):
             return ContextWindowExceededError(message, provider_error=error)
         return error
     if status == 401 or vendor == "UNAUTHENTICATED":
@@ -167,7 +221,7 @@ def classify_api_error(exc: genai_errors.APIError) -> RobotaError:
         return RateLimitError(message, **kwargs)
     if status in (503, 529) or vendor == "UNAVAILABLE":
         return OverloadedError(message, **kwargs)
-    if status is not None and status >= 500:
+    if (status is not None and status >= 500) or vendor == "INTERNAL":
         return InternalServerError(message, **kwargs)
     if status is not None and status >= 400:
         return BadRequestError(message, **kwargs)
@@ -177,13 +231,63 @@ def classify_api_error(exc: genai_errors.APIError) -> RobotaError:
 def classify_error(exc: BaseException) -> RobotaError | None:
     """Classify a failure from the SDK or the HTTP client; None when it is not one of ours.
 
-    ``httpx`` timeouts → :class:`ProviderTimeoutError`; other transport failures →
-    :class:`ProviderConnectionError`.
+    ``httpx`` timeouts → :class:`ProviderTimeoutError`; a body httpx cannot decode (bad
+    ``content-encoding``) → :class:`MalformedResponseError`; other transport failures (refused,
+    reset, a connection closed mid-body) → :class:`ProviderConnectionError`.
     """
     if isinstance(exc, genai_errors.APIError):
         return classify_api_error(exc)
     if isinstance(exc, httpx.TimeoutException):
         return ProviderTimeoutError(str(exc) or "request timed out", provider=PROVIDER_NAME)
-    if isinstance(exc, httpx.TransportError):
+    if isinstance(exc, httpx.DecodingError):
+        return MalformedResponseError(
+            f"{PROVIDER_NAME}: the response body cannot be decoded ({exc})",
+            provider=PROVIDER_NAME,
+            missing="a decodable body",
+        )
+    if isinstance(exc, httpx.RequestError):
         return ProviderConnectionError(str(exc) or "connection failed", provider=PROVIDER_NAME)
     return None
+
+
+_RAW_MARKER = "Raw response: "
+_DECODE_ERRORS: tuple[type[Exception], ...] = (
+    genai_errors.UnknownApiResponseError,
+    json.JSONDecodeError,
+    pydantic.ValidationError,
+    RecursionError,  # JSON nested deeper than the interpreter's recursion limit
+)
+_SHAPE_ERRORS: tuple[type[Exception], ...] = (ValueError, TypeError, LookupError, AttributeError)
+
+
+def classify_read_error(
+    exc: BaseException, *, api: str, during_stream: bool = False
+) -> RobotaError | None:
+    """Like :func:`classify_error`, for failures raised while the SDK *reads* a response: a body
+    or chunk that is not JSON (``UnknownApiResponseError``, ``JSONDecodeError``), JSON nested too
+    deep to decode (``RecursionError``) or JSON the SDK cannot shape (``ValidationError``) →
+    :class:`MalformedResponseError`.
+
+    Args:
+        exc: The failure.
+        api: The API surface named in the error.
+        during_stream: The failure came from iterating the SDK's stream, where only response
+            reading runs; then any ``ValueError``, ``TypeError``, ``LookupError`` or
+            ``AttributeError`` is a reading failure too (e.g. the SDK's ``TypeError`` for an
+            error chunk whose ``code`` is missing or not a number).
+    """
+    classified = classify_error(exc)
+    if classified is not None:
+        return classified
+    readable = _DECODE_ERRORS + _SHAPE_ERRORS if during_stream else _DECODE_ERRORS
+    if not isinstance(exc, readable):
+        return None
+    text = str(exc)
+    if isinstance(exc, genai_errors.UnknownApiResponseError) and _RAW_MARKER in text:
+        text = describe_body(text.split(_RAW_MARKER, 1)[1])
+    return MalformedResponseError(
+        f"{PROVIDER_NAME} {api}: the response cannot be read: {text}",
+        provider=PROVIDER_NAME,
+        api=api,
+        missing="JSON object chunk" if during_stream else "JSON object body",
+    )

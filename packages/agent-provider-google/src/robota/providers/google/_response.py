@@ -17,12 +17,18 @@ Rules (Gemini API reference, https://ai.google.dev/api/generate-content, read 20
 - Usage: ``input = promptTokenCount`` (includes ``cachedContentTokenCount`` = cache read);
   ``output = candidatesTokenCount + thoughtsTokenCount`` (Robota counts reasoning inside output);
   ``toolUsePromptTokenCount`` (tokens of hosted-tool results fed to the model) is kept in
-  ``details["tool_use_prompt_tokens"]``.
-- Finish reason: ``STOP`` → ``stop`` (``tool_calls`` when the answer holds a function call),
-  ``MAX_TOKENS`` → ``length``, safety-family reasons → ``content_filter``, anything else →
-  ``other``; the raw reason is kept.
-- A prompt blocked outright (``promptFeedback.blockReason`` and no candidate) raises
-  :class:`ContentFilterError` (``vendor_type`` = the block reason): there is no answer to return.
+  ``details["tool_use_prompt_tokens"]``. No ``usageMetadata``, or a count that is not a
+  non-negative integer (see ``_chunks``), is unknown: 0, and the usage is ``partial``.
+- The ``usageMetadata`` of every chunk before the last one is reported as a
+  :class:`UsageReported` (cumulative usage so far) as soon as the next chunk arrives, ahead of
+  that chunk's deltas; the last chunk's usage is on the :class:`ResponseCompleted` response. So
+  a one-chunk answer or failure (``MALFORMED_FUNCTION_CALL`` …) yields no event before its end
+  and stays retryable.
+- Whether the assembled response is an answer at all, and its normalized finish reason, is
+  decided by ``_outcome`` (a blocked prompt, no candidate, no ``finishReason``,
+  ``MALFORMED_FUNCTION_CALL`` … are typed errors). A chunk that carries none of the response's
+  fields (``{}``, or JSON that is not an object, which the SDK reads as empty) is a
+  :class:`MalformedResponseError`: it is not a Gemini response chunk.
 """
 
 from __future__ import annotations
@@ -33,11 +39,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from robota.core.capabilities import HostedTool
-from robota.core.errors import ContentFilterError
+from robota.core.errors import MalformedResponseError
 from robota.core.messages import (
     AssistantMessage,
     AssistantPart,
-    FinishReason,
     HostedToolResultPart,
     JsonValue,
     ProviderDetailsPart,
@@ -52,60 +57,81 @@ from robota.core.provider import (
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
+    UsageReported,
 )
 from robota.core.usage import Usage
+from robota.providers.google._outcome import blocked_prompt, incomplete, map_finish_reason
 from robota.providers.google._request import PROVIDER_NAME, SYNTHETIC_ID_PREFIX, encode_signature
 
 from google.genai import types
 
-__all__ = ["ResponseAssembler", "map_finish_reason", "usage_of"]
-
-_FILTER_REASONS = frozenset(
-    {
-        "SAFETY",
-        "RECITATION",
-        "BLOCKLIST",
-        "PROHIBITED_CONTENT",
-        "SPII",
-        "IMAGE_SAFETY",
-        "IMAGE_PROHIBITED_CONTENT",
-        "IMAGE_RECITATION",
-        "MODEL_ARMOR",
-    }
-)
-
-
-def map_finish_reason(raw: str | None, *, has_tool_calls: bool) -> FinishReason:
-    """Normalize a Gemini ``finishReason`` (see module docs)."""
-    if raw is None or raw == "STOP":
-        return "tool_calls" if has_tool_calls else "stop"
-    if raw == "MAX_TOKENS":
-        return "length"
-    if raw in _FILTER_REASONS:
-        return "content_filter"
-    return "other"
+__all__ = ["ResponseAssembler", "usage_of"]
 
 
 def usage_of(meta: types.GenerateContentResponseUsageMetadata | None) -> Usage:
-    """Translate ``usageMetadata`` (see module docs for the rules)."""
+    """Translate ``usageMetadata`` (see module docs for the rules).
+
+    No ``usageMetadata`` at all, or a count that is negative (:data:`~._chunks.UNKNOWN` marks
+    one the server sent unreadable), is unknown: 0 for that count and the usage ``partial`` —
+    never attested as a consistent total.
+
+    Example:
+        >>> usage_of(None).partial
+        True
+        >>> u = usage_of(types.GenerateContentResponseUsageMetadata(
+        ...     prompt_token_count=-1, candidates_token_count=3))
+        >>> u.input_tokens, u.output_tokens, u.partial
+        (0, 3, True)
+    """
     if meta is None:
-        return Usage(requests=1)
-    thoughts = meta.thoughts_token_count or 0
+        return Usage(requests=1, partial=True)
+    unknown = False
+
+    def count(value: int | None) -> int:
+        nonlocal unknown
+        if value is None:
+            return 0
+        if value < 0:
+            unknown = True
+            return 0
+        return value
+
+    thoughts = count(meta.thoughts_token_count)
     details: dict[str, int] = {}
-    if meta.tool_use_prompt_token_count:
-        details["tool_use_prompt_tokens"] = meta.tool_use_prompt_token_count
+    tool_prompt = count(meta.tool_use_prompt_token_count)
+    if tool_prompt:
+        details["tool_use_prompt_tokens"] = tool_prompt
     return Usage(
-        input_tokens=meta.prompt_token_count or 0,
-        output_tokens=(meta.candidates_token_count or 0) + thoughts,
-        cache_read_tokens=meta.cached_content_token_count or 0,
+        input_tokens=count(meta.prompt_token_count),
+        output_tokens=count(meta.candidates_token_count) + thoughts,
+        cache_read_tokens=count(meta.cached_content_token_count),
         reasoning_tokens=thoughts,
         requests=1,
         details=details,
+        partial=unknown,
     )
 
 
 def _dump(model: Any) -> JsonValue:
     return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def _object(model: Any) -> dict[str, Any]:
+    data = _dump(model)
+    return data if isinstance(data, dict) else {}
+
+
+def _is_empty(chunk: types.GenerateContentResponse) -> bool:
+    """True when the SDK found none of the response's fields in a chunk."""
+    return (
+        chunk.candidates is None
+        and chunk.prompt_feedback is None
+        and chunk.usage_metadata is None
+        and chunk.model_version is None
+        and chunk.response_id is None
+        and chunk.create_time is None
+        and chunk.model_status is None
+    )
 
 
 def _new_id() -> str:
@@ -130,47 +156,62 @@ class ResponseAssembler:
     """
 
     model: str
+    api: str = "generateContent"
     _blocks: list[_Block] = field(default_factory=list[_Block])
     _calls: int = 0
+    _chunks: int = 0
     _last_code_call: str | None = None
     _raw_finish: str | None = None
+    _finish_message: str | None = None
     _usage: types.GenerateContentResponseUsageMetadata | None = None
     _model_version: str | None = None
     _response_id: str | None = None
     _grounding: types.GroundingMetadata | None = None
     _url_context: types.UrlContextMetadata | None = None
     _candidates_seen: bool = False
+    _unreported: Usage | None = None
 
     def feed(self, chunk: types.GenerateContentResponse) -> list[StreamEvent]:
-        """Absorb one response (or stream chunk) and return its deltas.
+        """Absorb one response (or stream chunk) and return its deltas — preceded by a
+        :class:`UsageReported` with the previous chunk's usage, now known not to be the last.
 
         Raises:
             ContentFilterError: when the prompt was blocked and no candidate came back.
+            MalformedResponseError: when the chunk carries none of the response's fields.
         """
+        self._chunks += 1
+        if _is_empty(chunk):
+            raise MalformedResponseError(
+                f"{PROVIDER_NAME} {self.api}: chunk {self._chunks} is not a "
+                "GenerateContentResponse (it carried none of its fields)",
+                provider=PROVIDER_NAME,
+                api=self.api,
+                missing="a GenerateContentResponse object",
+            )
+        events: list[StreamEvent] = []
+        if self._unreported is not None:
+            events.append(UsageReported(usage=self._unreported))
+            self._unreported = None
         self._model_version = chunk.model_version or self._model_version
         self._response_id = chunk.response_id or self._response_id
         if chunk.usage_metadata is not None:
             self._usage = chunk.usage_metadata
+            self._unreported = usage_of(chunk.usage_metadata)
         candidates = chunk.candidates or []
         if not candidates:
             feedback = chunk.prompt_feedback
             if feedback is not None and feedback.block_reason is not None:
-                raise ContentFilterError(
-                    f"Gemini blocked the prompt: {feedback.block_reason.value}",
-                    provider=PROVIDER_NAME,
-                    vendor_type=str(feedback.block_reason.value),
-                    body={"promptFeedback": _dump(feedback)},
-                )
-            return []
+                raise blocked_prompt(str(feedback.block_reason.value), _object(feedback))
+            return events
         self._candidates_seen = True
         candidate = candidates[0]
         if candidate.finish_reason is not None:
             self._raw_finish = str(candidate.finish_reason.value)
+            self._finish_message = candidate.finish_message
         if candidate.grounding_metadata is not None:
             self._grounding = candidate.grounding_metadata
         if candidate.url_context_metadata is not None:
             self._url_context = candidate.url_context_metadata
-        events: list[StreamEvent] = []
         parts = candidate.content.parts if candidate.content is not None else None
         for part in parts or []:
             events.extend(self._part(part))
@@ -343,10 +384,25 @@ class ResponseAssembler:
         return out
 
     def finish(self, *, effort: EffortResolution | None = None) -> ModelResponse:
-        """Assemble the final response."""
+        """Assemble the final response.
+
+        Raises:
+            MalformedResponseError: when the response is not a complete answer (no candidate,
+                no ``finishReason``, ``MALFORMED_FUNCTION_CALL`` … — see ``_outcome``).
+        """
+        error = incomplete(
+            api=self.api,
+            candidates_seen=self._candidates_seen,
+            raw_finish=self._raw_finish,
+            chunks=self._chunks,
+            finish_message=self._finish_message,
+        )
+        if error is not None:
+            raise error
+        raw_finish = self._raw_finish or ""
         parts = self.parts()
         has_calls = any(isinstance(p, ToolCallPart) and not p.hosted for p in parts)
-        finish = map_finish_reason(self._raw_finish, has_tool_calls=has_calls)
+        finish = map_finish_reason(raw_finish, has_tool_calls=has_calls)
         usage = usage_of(self._usage)
         model = self._model_version or self.model
         message = AssistantMessage(

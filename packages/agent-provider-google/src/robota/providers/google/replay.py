@@ -34,12 +34,16 @@ def provider_for_cassette(
         vertex: Replay Vertex AI traffic (``*-aiplatform.googleapis.com``) instead.
         include_thoughts: Passed to :class:`GoogleProvider`.
         streaming: Use ``streamGenerateContent`` for :meth:`GoogleProvider.stream`; None picks it
-            when every model call in the cassette was recorded as Server-Sent Events.
+            when every model call in the cassette was recorded on ``streamGenerateContent``
+            (by the recorded path: a stream that failed has a JSON error body, not SSE).
     """
     if streaming is None:
-        calls = [i for i in cassette.interactions if i.path.endswith("GenerateContent")]
-        calls += [i for i in cassette.interactions if i.path.endswith(":generateContent")]
-        streaming = bool(calls) and all(i.is_stream for i in calls)
+        calls = [
+            i
+            for i in cassette.interactions
+            if i.path.endswith((":streamGenerateContent", ":generateContent"))
+        ]
+        streaming = bool(calls) and all(i.path.endswith(":streamGenerateContent") for i in calls)
     client = httpx.AsyncClient(transport=cassette.transport())
     return GoogleProvider(
         api_key="replay-key",

@@ -1,0 +1,438 @@
+"""Fitting messages into a token budget by shortening their large parts (issue #15; seed 000,
+"Context Window Tracking"; seed 004, ``context:overflow``).
+
+:func:`fit_messages` measures messages with the project's one token estimate
+(:func:`robota.core.agent.context.estimate_tokens`: JSON characters / 4) and, while they exceed
+the budget, shortens their large parts tier by tier — tool output first, then the other
+conversation parts, then the system prompt. Within a tier every part longer than a cap is cut to
+its head and tail around a marker the model can read (``[… 812,345 characters of tool output
+elided for the summary …]``); the cap is the largest that fits, found by bisection, and grows
+linearly with recency (the oldest message's cap is half the newest's), so the largest and the
+oldest parts are cut first. Images and other media over the cap are replaced by a marker;
+reasoning and provider-details parts over the cap are dropped.
+
+Tool pairing is never changed: a tool result keeps its call id, name and error flag — only its
+content is shortened — and a tool call keeps its id and name. Nothing here mutates its input.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from typing import Literal
+
+from robota.core.agent.context import CHARS_PER_TOKEN, estimate_tokens
+from robota.core.messages import (
+    AssistantMessage,
+    HostedToolResultPart,
+    JsonValue,
+    MediaPart,
+    Message,
+    ProviderDetailsPart,
+    SystemMessage,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultMessage,
+    ToolResultPart,
+    UserMessage,
+    dump_messages,
+)
+from robota.core.provider import ToolDefinition
+
+__all__ = [
+    "ALL_TIERS",
+    "ELIDED_TEXT",
+    "ElisionNotes",
+    "FitResult",
+    "Tier",
+    "elide_tool_results",
+    "fit_messages",
+]
+
+Tier = Literal["tool_output", "conversation", "system"]
+"""What :func:`fit_messages` may shorten: ``tool_output`` — the content of tool results;
+``conversation`` — user and assistant text, media, reasoning, tool-call arguments, hosted tool
+results and provider details; ``system`` — the system prompt."""
+
+ALL_TIERS: tuple[Tier, ...] = ("tool_output", "conversation", "system")
+"""Every tier, in the order they are shortened."""
+
+ELIDED_TEXT = "[tool output elided to fit the context window]"
+"""Body :func:`elide_tool_results` gives an elided tool result."""
+
+_EMPTY_CHARS = len(dump_messages([]))
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ElisionNotes:
+    """The model-facing markers that stand in for elided content.
+
+    Neutral mechanism text by default; a product layer may override any of them (seed 000,
+    "every string it can place in front of a model ... defaults to ... neutral mechanism text,
+    with an explicit override seam"). Templates are :meth:`str.format` strings.
+
+    Attributes:
+        why: Why content was elided, appended to every marker.
+        tool_output: Marker inside a shortened tool result; fields ``count`` (characters
+            removed) and ``why``.
+        text: Marker inside shortened user or assistant text; ``count``, ``why``.
+        system: Marker inside a shortened system prompt; ``count``, ``why``.
+        argument: Marker inside a shortened string of tool-call arguments or a hosted tool
+            result; ``count``, ``why``.
+        media: Replaces an image, audio clip, document or binary; ``kind`` (media kind),
+            ``media_type`` (IANA type), ``count`` (bytes, or characters of its URL), ``why``.
+        dropped: Replaces an assistant message left empty once its reasoning and provider
+            details were dropped; ``why``.
+    """
+
+    why: str = "to fit the context window"
+    tool_output: str = "[… {count:,} characters of tool output elided {why} …]"
+    text: str = "[… {count:,} characters of message text elided {why} …]"
+    system: str = "[… {count:,} characters of the system prompt elided {why} …]"
+    argument: str = "[… {count:,} characters elided {why} …]"
+    media: str = "[… {media_type} {kind} of {count:,} bytes elided {why} …]"
+    dropped: str = "[reasoning elided {why}]"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class FitResult:
+    """The outcome of :func:`fit_messages`.
+
+    Attributes:
+        messages: The (possibly shortened) messages, same length and order as the input.
+        budget_tokens: The budget asked for (tokens).
+        original_tokens: Estimated tokens of the input (messages and tools).
+        estimated_tokens: Estimated tokens of :attr:`messages` (with the tools).
+        changed_parts: Parts shortened, replaced or dropped (a tool result counts once).
+        fits: ``estimated_tokens <= budget_tokens``. False means even the shortest form
+            allowed by the tiers and ``protected`` exceeds the budget.
+    """
+
+    messages: tuple[Message, ...]
+    budget_tokens: int
+    original_tokens: int
+    estimated_tokens: int
+    changed_parts: int
+    fits: bool
+
+
+def fit_messages(
+    messages: Sequence[Message],
+    budget_tokens: int,
+    *,
+    tools: Sequence[ToolDefinition] = (),
+    tiers: Sequence[Tier] = ALL_TIERS,
+    protected: frozenset[int] = frozenset(),
+    notes: ElisionNotes | None = None,
+) -> FitResult:
+    """Shorten the largest and oldest parts of ``messages`` until their estimated size, with
+    ``tools``, is at most ``budget_tokens``.
+
+    Tiers are tried in order; a later tier is touched only when the previous one, fully elided,
+    is not enough. The estimate is :func:`~robota.core.agent.context.estimate_tokens` (the one
+    the agent's pre-send guard uses; seed 000, "Context Window Tracking").
+
+    Args:
+        messages: The messages (not modified).
+        budget_tokens: Estimated tokens the result may take, tools included.
+        tools: Tool schemas sent with the messages (counted, never shortened).
+        tiers: What may be shortened, in order (see :data:`Tier`).
+        protected: Indexes of messages never shortened (e.g. a final instruction).
+        notes: Marker texts (default :class:`ElisionNotes`).
+
+    Returns:
+        The :class:`FitResult`; check :attr:`FitResult.fits`.
+
+    Example:
+        >>> from robota.core.messages import UserMessage
+        >>> fit = fit_messages([UserMessage.of("x" * 40_000)], 1_000)
+        >>> fit.fits, fit.original_tokens > 10_000, fit.estimated_tokens <= 1_000
+        (True, True, True)
+    """
+    notes = notes or ElisionNotes()
+    msgs = list(messages)
+    original = estimate_tokens(msgs, tools)
+    limit = budget_tokens * CHARS_PER_TOKEN - _tool_chars(tools)
+    sizes = [_size(m) for m in msgs]
+    changed = 0
+    if _total(sizes) > limit:
+        for tier in tiers:
+            candidates = [i for i, m in enumerate(msgs) if i not in protected and _in_tier(m, tier)]
+            if not candidates:
+                continue
+            trial = _Trial(msgs, sizes, candidates, tier, notes)
+            shortest = trial.at(0)
+            if shortest.total > limit:
+                changed += shortest.apply(msgs, sizes)
+                continue
+            low, high = 0, max(sizes[i] for i in candidates) + 1  # low fits, high does not
+            best = shortest
+            while high - low > 1:
+                middle = (low + high) // 2
+                attempt = trial.at(middle)
+                if attempt.total <= limit:
+                    low, best = middle, attempt
+                else:
+                    high = middle
+            changed += best.apply(msgs, sizes)
+            break
+    out = tuple(msgs)
+    estimated = estimate_tokens(out, tools)
+    return FitResult(
+        messages=out,
+        budget_tokens=budget_tokens,
+        original_tokens=original,
+        estimated_tokens=estimated,
+        changed_parts=changed,
+        fits=estimated <= budget_tokens,
+    )
+
+
+def elide_tool_results(
+    messages: Sequence[Message], *, keep_last: int
+) -> tuple[tuple[Message, ...], int]:
+    """Replace the bodies of all but the last ``keep_last`` tool-result messages with
+    :data:`ELIDED_TEXT` (seed 004, ``context:overflow``: tail elision of older tool results).
+
+    Each result keeps its call id, name and error flag, so pairing is unchanged.
+
+    Returns:
+        The new messages and how many results were elided (already-elided ones not counted).
+    """
+    positions = [i for i, m in enumerate(messages) if isinstance(m, ToolResultMessage)]
+    targets = set(positions[: max(0, len(positions) - keep_last)])
+    elided = 0
+    out: list[Message] = []
+    for i, message in enumerate(messages):
+        if i in targets and isinstance(message, ToolResultMessage):
+            results: list[ToolResultPart] = []
+            for result in message.results:
+                if result.text != ELIDED_TEXT:
+                    elided += 1
+                results.append(replace(result, content=(TextPart(text=ELIDED_TEXT),)))
+            message = ToolResultMessage(results=tuple(results))
+        out.append(message)
+    return tuple(out), elided
+
+
+# --- measuring --------------------------------------------------------------------------------
+
+
+def _size(message: Message) -> int:
+    """Characters ``message`` adds to :func:`dump_messages` output (without the separator)."""
+    return len(dump_messages([message])) - _EMPTY_CHARS
+
+
+def _total(sizes: Sequence[int]) -> int:
+    return _EMPTY_CHARS + sum(sizes) + max(0, len(sizes) - 1)
+
+
+def _tool_chars(tools: Sequence[ToolDefinition]) -> int:
+    # the same serialization estimate_tokens uses for tool schemas
+    return len(json.dumps([asdict(t) for t in tools], default=str)) if tools else 0
+
+
+def _in_tier(message: Message, tier: Tier) -> bool:
+    if tier == "tool_output":
+        return isinstance(message, ToolResultMessage)
+    if tier == "conversation":
+        return isinstance(message, UserMessage | AssistantMessage)
+    return isinstance(message, SystemMessage)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Outcome:
+    total: int
+    replaced: dict[int, tuple[Message, int, int]]  # index -> (message, size, parts changed)
+
+    def apply(self, msgs: list[Message], sizes: list[int]) -> int:
+        changed = 0
+        for i, (message, size, count) in self.replaced.items():
+            msgs[i], sizes[i] = message, size
+            changed += count
+        return changed
+
+
+class _Trial:
+    """Shortens one tier at a given base cap; older messages get smaller caps."""
+
+    def __init__(
+        self,
+        msgs: Sequence[Message],
+        sizes: Sequence[int],
+        candidates: Sequence[int],
+        tier: Tier,
+        notes: ElisionNotes,
+    ) -> None:
+        self.msgs = msgs
+        self.sizes = sizes
+        self.candidates = candidates
+        self.tier = tier
+        self.notes = notes
+        self.base = _total(sizes)
+        self.count = max(1, len(msgs))
+
+    def at(self, cap: int) -> _Outcome:
+        total = self.base
+        replaced: dict[int, tuple[Message, int, int]] = {}
+        for i in self.candidates:
+            own_cap = cap + (cap * i) // self.count
+            if self.sizes[i] <= own_cap:
+                continue  # no part of it can be longer than the cap
+            message, count = _shorten(self.msgs[i], own_cap, self.notes)
+            if count:
+                size = _size(message)
+                replaced[i] = (message, size, count)
+                total += size - self.sizes[i]
+        return _Outcome(total=total, replaced=replaced)
+
+
+# --- shortening -------------------------------------------------------------------------------
+
+
+def _cut(text: str, cap: int, template: str, notes: ElisionNotes) -> str | None:
+    """Head and tail of ``text`` (``cap`` characters together) around a marker, or None when
+    that would not be shorter."""
+    length = len(text)
+    if length <= cap:
+        return None
+    tail = cap // 2
+    head = cap - tail
+    note = template.format(count=length - cap, why=notes.why)
+    pieces = [text[:head], note, text[length - tail :] if tail else ""]
+    out = "\n".join(p for p in pieces if p)
+    return out if len(out) < length else None
+
+
+def _media_size(part: MediaPart) -> int:
+    if part.data is not None:
+        return -(-len(part.data) // 3) * 4  # base64, as dump_messages writes it
+    return len(part.url or "")
+
+
+def _media_note(part: MediaPart, cap: int, notes: ElisionNotes) -> TextPart | None:
+    size = _media_size(part)
+    if size <= cap:
+        return None
+    count = len(part.data) if part.data is not None else size
+    note = notes.media.format(
+        kind=part.media_kind, media_type=part.media_type, count=count, why=notes.why
+    )
+    return TextPart(text=note) if len(note) < size else None
+
+
+def _user_parts(
+    parts: Sequence[TextPart | MediaPart], cap: int, template: str, notes: ElisionNotes
+) -> tuple[tuple[TextPart | MediaPart, ...], int]:
+    out: list[TextPart | MediaPart] = []
+    changed = 0
+    for part in parts:
+        new: TextPart | MediaPart | None
+        if isinstance(part, TextPart):
+            text = _cut(part.text, cap, template, notes)
+            new = TextPart(text=text) if text is not None else None
+        else:
+            new = _media_note(part, cap, notes)
+        if new is None:
+            out.append(part)
+        else:
+            out.append(new)
+            changed += 1
+    return tuple(out), changed
+
+
+def _json_leaves(value: JsonValue, cap: int, notes: ElisionNotes) -> tuple[JsonValue, int]:
+    """Shorten every string in a JSON value longer than ``cap``."""
+    if isinstance(value, str):
+        text = _cut(value, cap, notes.argument, notes)
+        return (value, 0) if text is None else (text, 1)
+    if isinstance(value, list):
+        items: list[JsonValue] = []
+        changed = 0
+        for item in value:
+            new, count = _json_leaves(item, cap, notes)
+            items.append(new)
+            changed += count
+        return (items, changed) if changed else (value, 0)
+    if isinstance(value, dict):
+        fields: dict[str, JsonValue] = {}
+        changed = 0
+        for key, item in value.items():
+            new, count = _json_leaves(item, cap, notes)
+            fields[key] = new
+            changed += count
+        return (fields, changed) if changed else (value, 0)
+    return value, 0
+
+
+def _json_chars(value: JsonValue) -> int:
+    return len(json.dumps(value, default=str))
+
+
+AssistantPart = TextPart | ThinkingPart | ToolCallPart | HostedToolResultPart | ProviderDetailsPart
+
+
+def _assistant_part(
+    part: AssistantPart, cap: int, notes: ElisionNotes
+) -> tuple[AssistantPart | None, int]:
+    """The shortened part (None: dropped) and 1 when it changed."""
+    if isinstance(part, TextPart):
+        text = _cut(part.text, cap, notes.text, notes)
+        return (part, 0) if text is None else (TextPart(text=text), 1)
+    if isinstance(part, ThinkingPart | ProviderDetailsPart):
+        # a signature or an opaque vendor block cannot be shortened validly: drop it whole
+        size = (
+            len(part.text) + len(part.signature or "")
+            if isinstance(part, ThinkingPart)
+            else _json_chars(part.data)
+        )
+        return (part, 0) if size <= cap else (None, 1)
+    if isinstance(part, ToolCallPart):
+        if part.arguments is None:
+            raw = _cut(part.raw_arguments, cap, notes.argument, notes)
+            if raw is None:
+                return part, 0
+            return replace(part, arguments={"raw_arguments": raw}, raw_arguments=""), 1
+        if max(_json_chars(part.arguments), len(part.raw_arguments)) <= cap:
+            return part, 0
+        arguments, count = _json_leaves(part.arguments, cap, notes)
+        if not count or not isinstance(arguments, dict):
+            return part, 0
+        # raw_arguments is what some adapters send verbatim: clear it so the cut ones are sent
+        return replace(part, arguments=arguments, raw_arguments=""), 1
+    content, count = _json_leaves(part.content, cap, notes)
+    return (replace(part, content=content), 1) if count else (part, 0)
+
+
+def _shorten(message: Message, cap: int, notes: ElisionNotes) -> tuple[Message, int]:
+    """``message`` with every part longer than ``cap`` shortened; and how many parts changed."""
+    if isinstance(message, ToolResultMessage):
+        results: list[ToolResultPart] = []
+        changed = 0
+        for result in message.results:
+            content, count = _user_parts(result.content, cap, notes.tool_output, notes)
+            if count:
+                changed += 1
+                result = replace(result, content=content)
+            results.append(result)
+        return (ToolResultMessage(results=tuple(results)), changed) if changed else (message, 0)
+    if isinstance(message, UserMessage):
+        parts, changed = _user_parts(message.parts, cap, notes.text, notes)
+        return (UserMessage(parts=parts), changed) if changed else (message, 0)
+    if isinstance(message, AssistantMessage):
+        kept: list[AssistantPart] = []
+        changed = 0
+        for part in message.parts:
+            new, count = _assistant_part(part, cap, notes)
+            changed += count
+            if new is not None:
+                kept.append(new)
+        if not changed:
+            return message, 0
+        if not kept:
+            kept.append(TextPart(text=notes.dropped.format(why=notes.why)))
+        return replace(message, parts=tuple(kept)), changed
+    content = _cut(message.content, cap, notes.system, notes)
+    return (message, 0) if content is None else (SystemMessage(content=content), 1)
