@@ -261,14 +261,23 @@ async def test_compatible_server_profile_shapes_the_request() -> None:
     assert body["keep_alive"] == "5m"
     assert "x" not in body
     assert body["stream_options"] == {"include_usage": True}
-    assert p.model_info("gpt-4o") is None
+    # A model id OpenAI's table knows keeps its model facts on another server; what the
+    # endpoint guarantees is what the ollama profile states, not OpenAI's table.
+    info = p.model_info("gpt-4o")
+    assert info is not None
+    assert info.context_window == 128_000
+    assert info.capabilities.hosted_tools is None
+    assert info.capabilities.parallel_tool_calls is None  # ollama: no parallel_tool_calls flag
+    assert info.capabilities.native_structured_output is True
+    assert p.model_info("qwen3") is None
 
 
 def test_unknown_profile_is_refused_and_custom_profile_is_used() -> None:
     with pytest.raises(ConfigurationError):
-        OpenAIChatProvider(None, profile="my-mystery-server")
+        OpenAIChatProvider(None, base_url="http://lab.test/v1", profile="my-mystery-server")
     custom = CompatProfile(name="lab", source="https://lab.test/docs", supports_stream_usage=False)
-    assert OpenAIChatProvider(None, profile=custom).profile is custom
+    provider = OpenAIChatProvider(None, base_url="http://lab.test/v1", profile=custom)
+    assert provider.profile is custom
 
 
 @pytest.mark.anyio

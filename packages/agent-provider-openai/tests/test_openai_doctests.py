@@ -8,11 +8,17 @@ import importlib
 import pytest
 
 MODULES = [
+    "robota.providers.openai._chat_content",
+    "robota.providers.openai._chat_response",
     "robota.providers.openai._client",
     "robota.providers.openai._compat",
     "robota.providers.openai._common",
+    "robota.providers.openai._endpoint",
     "robota.providers.openai._errors",
     "robota.providers.openai._models",
+    "robota.providers.openai._responses_items",
+    "robota.providers.openai._responses_response",
+    "robota.providers.openai._sse",
     "robota.providers.openai._usage",
     "robota.providers.openai.chat",
     "robota.providers.openai.responses",

@@ -127,6 +127,8 @@ async def test_reasoning_hosted_and_function_items_decode_and_round_trip() -> No
             name="get_weather",
             arguments={"city": "Oslo"},
             raw_arguments='{"city":"Oslo"}',
+            signature="fc_1",  # the function_call item id, kept for replay
+            provider="openai",
         ),
     )
     assert isinstance(parts[4], ProviderDetailsPart)
@@ -170,6 +172,7 @@ async def test_reasoning_hosted_and_function_items_decode_and_round_trip() -> No
     assert items[2] == RESPONSE["output"][1]
     assert items[3] == {
         "type": "function_call",
+        "id": "fc_1",
         "call_id": "call_1",
         "name": "get_weather",
         "arguments": '{"city":"Oslo"}',

@@ -197,7 +197,9 @@ async def test_the_wire_body_is_the_captured_request_payload(api: str, streamed:
         wire.append(request.content)
         if api == "chat":
             if streamed:
-                return httpx.Response(200, headers=HEADERS, text=data(chunk("ok", "stop")))
+                return httpx.Response(
+                    200, headers=HEADERS, text=data(chunk("ok", "stop")) + "data: [DONE]\n\n"
+                )
             return httpx.Response(200, json=CHAT_COMPLETION)
         if streamed:
             return httpx.Response(200, headers=HEADERS, text=event(RESPONSE_DONE))

@@ -56,7 +56,9 @@ class ModelSettings:
         tool_choice: See :data:`ToolChoice`.
         parallel_tool_calls: Allow several tool calls in one response.
         service_tier: Vendor service tier (OpenAI, Anthropic).
-        timeout: Request timeout in seconds.
+        timeout: Request timeout in seconds; on a streamed call it also bounds the wait for each
+            next event (keep-alive comments and pings do not count), so a stalled stream ends
+            with :class:`~robota.core.errors.ProviderTimeoutError`.
         extra_headers: Extra HTTP headers sent with each request.
         extra_body: Provider-only request fields under the provider's own tag, e.g.
             ``{"openai": {"logprobs": True}}``; a provider reads only its own tag.

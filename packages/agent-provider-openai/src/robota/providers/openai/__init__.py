@@ -6,7 +6,8 @@ and :class:`OpenAIChatProvider` (Chat Completions, also for OpenAI-compatible se
 """
 
 from robota.providers.openai._compat import COMPAT_PROFILES, CompatProfile, compat_profile
-from robota.providers.openai._errors import classify_error, parse_retry_after
+from robota.providers.openai._endpoint import OPENAI_BASE_URL, is_openai_endpoint
+from robota.providers.openai._errors import classify_body, classify_error, parse_retry_after
 from robota.providers.openai._models import (
     EFFORT_SOURCE,
     OPENAI_MODELS,
@@ -22,15 +23,18 @@ from robota.providers.openai.responses import OpenAIResponsesProvider
 __all__ = [
     "COMPAT_PROFILES",
     "EFFORT_SOURCE",
+    "OPENAI_BASE_URL",
     "OPENAI_MODELS",
     "CompatProfile",
     "EffortProfile",
     "OpenAIChatProvider",
     "OpenAIResponsesProvider",
+    "classify_body",
     "classify_error",
     "compat_profile",
     "effort_profile",
     "estimate_cost",
+    "is_openai_endpoint",
     "openai_model_info",
     "parse_retry_after",
     "resolve_effort",

@@ -1,16 +1,14 @@
-"""Building the ``openai.AsyncOpenAI`` client from host-given values only."""
+"""The SDK call arguments, the buffered call, payload capture and buffered events shared by
+both API surfaces (the streamed call is :mod:`._stream`, the client itself :mod:`._endpoint`)."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from typing import Any, Protocol, cast
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 
-import httpx
 from robota.core.errors import MalformedResponseError
 from robota.core.messages import TextPart, ThinkingPart, ToolCallPart
 from robota.core.provider import (
-    EffortResolution,
     ModelResponse,
     PayloadCallback,
     PayloadEvent,
@@ -20,56 +18,18 @@ from robota.core.provider import (
     ThinkingDelta,
     ToolCallDelta,
 )
-from robota.providers.openai._errors import classify_error
+from robota.core.wire import decode_json_object
+from robota.providers.openai._endpoint import NO_AUTH
+from robota.providers.openai._errors import classify_body, classify_error, error_object
 
 import openai
 
 __all__ = [
-    "OPENAI_BASE_URL",
     "PayloadRecorder",
+    "buffered_call",
     "buffered_events",
-    "make_client",
-    "malformed_stream",
     "sdk_arguments",
-    "stream_document",
-    "stream_events",
 ]
-
-OPENAI_BASE_URL = "https://api.openai.com/v1"
-"""OpenAI's public API base URL."""
-
-
-def make_client(
-    *,
-    api_key: str | None,
-    base_url: str,
-    http_client: httpx.AsyncClient | None,
-    organization: str | None,
-    project: str | None,
-) -> openai.AsyncOpenAI:
-    """An SDK client with retries off (``max_retries=0``: retries belong to
-    ``robota.core.retry.RetryingProvider``).
-
-    The host's values are the only configuration: ``base_url`` is always passed, and the
-    organization / project the SDK would otherwise read from ``OPENAI_ORG_ID`` /
-    ``OPENAI_PROJECT_ID`` are reset to the host's values. A missing key is sent as the
-    placeholder bearer ``unused`` (local servers need none, and the SDK refuses to send a
-    request without an authentication method). Known gap: the SDK itself still merges
-    ``OPENAI_CUSTOM_HEADERS`` from the environment into its default headers; there is no public
-    switch to turn that off.
-    """
-    client = openai.AsyncOpenAI(
-        api_key=api_key or "unused",
-        base_url=base_url,
-        http_client=cast(Any, http_client),
-        max_retries=0,
-        organization=organization or "",
-        project=project or "",
-        webhook_secret="",
-    )
-    client.organization = organization
-    client.project = project
-    return client
 
 
 _DIRECT = ("model", "messages", "input", "stream")
@@ -77,7 +37,11 @@ _CONTENT = ("messages", "input")
 
 
 def sdk_arguments(
-    body: dict[str, Any], headers: dict[str, str], timeout: float | None
+    body: dict[str, Any],
+    headers: dict[str, str],
+    timeout: float | None,
+    *,
+    send_key: bool = True,
 ) -> dict[str, Any]:
     """Keyword arguments for an SDK ``create`` call that put exactly ``body`` on the wire.
 
@@ -89,6 +53,8 @@ def sdk_arguments(
     (``maybe_transform``, a walk over every message part that was a large share of a call's
     client-side time) would change nothing but cost time; fields the SDK's signature does not
     know (compatible servers' own options, new vendor fields) reach the server unchanged.
+    With ``send_key=False`` the request carries no ``Authorization`` header (unless ``headers``
+    sets one).
 
     Example:
         >>> arguments = sdk_arguments({"model": "m", "messages": [{"role": "user"}], "n": 1}, {}, None)
@@ -100,94 +66,12 @@ def sdk_arguments(
         if key in arguments:
             arguments[key] = []
     arguments["extra_body"] = {k: v for k, v in body.items() if k not in _DIRECT or k in _CONTENT}
-    arguments["extra_headers"] = headers or None
+    extra: dict[str, Any] = dict(headers)
+    if not send_key and not any(name.lower() == "authorization" for name in headers):
+        extra.update(NO_AUTH)
+    arguments["extra_headers"] = extra or None
     arguments["timeout"] = timeout
     return arguments
-
-
-def stream_events(raw: Any) -> openai.AsyncStream[object]:
-    """The SDK event stream of a streamed call, yielding each event's JSON as parsed.
-
-    ``raw`` is what ``<resource>.with_raw_response.create(..., stream=True)`` returned. The SDK
-    still decodes the Server-Sent Events (``data:`` lines joined, ``[DONE]`` ends the stream, a
-    ``data`` object with an ``error`` key raises ``openai.APIError``, transport failures raise
-    ``openai.APIConnectionError`` / ``APITimeoutError``, a ``data`` line that is not JSON raises
-    ``json.JSONDecodeError``), but hands over each event's parsed JSON instead of building the
-    SDK's typed chunk that would only be dumped back to a dict (``AsyncStream[object]`` is the
-    SDK's own "no model" cast). The caller iterates and closes it.
-    """
-    return raw.parse(to=openai.AsyncStream[object])
-
-
-def stream_document(data: object, *, provider: str, request_id: str | None) -> dict[str, Any]:
-    """One streamed event's JSON as a dict (the assembler's and ``on_payload``'s shape).
-
-    Raises:
-        MalformedResponseError: when the event's JSON is not an object.
-    """
-    if not isinstance(data, dict):
-        raise MalformedResponseError(
-            f"stream event data is a JSON {type(data).__name__}, not an object",
-            provider=provider,
-            request_id=request_id,
-        )
-    return cast(dict[str, Any], data)
-
-
-def malformed_stream(
-    error: ValueError, *, provider: str, request_id: str | None
-) -> MalformedResponseError:
-    """The error for a streamed event whose ``data`` is not JSON (``error`` is the decoder's)."""
-    return MalformedResponseError(
-        f"stream event data is not JSON: {error}", provider=provider, request_id=request_id
-    )
-
-
-class StreamAssembler(Protocol):
-    """What :func:`stream_call` feeds: the chat and Responses stream assemblers."""
-
-    def feed(self, data: Any, /) -> Iterable[StreamEvent]: ...
-
-    def finish(
-        self, *, request_id: str | None, effort: EffortResolution | None
-    ) -> ModelResponse: ...
-
-
-async def stream_call(
-    create: Callable[..., Awaitable[Any]],
-    arguments: dict[str, Any],
-    *,
-    provider: str,
-    record: PayloadRecorder,
-    assembler: StreamAssembler,
-    effort: EffortResolution | None,
-) -> AsyncIterator[StreamEvent]:
-    """Run one streamed SDK call (``create`` is ``<resource>.with_raw_response.create``) and
-    yield the assembler's events, then the final :class:`ResponseCompleted`.
-
-    Raises:
-        ProviderError: classified SDK failures (before or during the stream).
-        MalformedResponseError: an event whose data is not a JSON object.
-    """
-    try:
-        raw = await create(**arguments)
-    except openai.APIError as error:
-        raise classify_error(error, provider=provider) from error
-    request_id = raw.headers.get("x-request-id")
-    events = stream_events(raw)
-    try:
-        async for parsed in events:
-            data = stream_document(parsed, provider=provider, request_id=request_id)
-            record("stream", data)
-            for event in assembler.feed(data):
-                yield event
-    except openai.APIError as error:
-        raise classify_error(error, provider=provider) from error
-    except json.JSONDecodeError as error:
-        raise malformed_stream(error, provider=provider, request_id=request_id) from error
-    finally:
-        await events.close()
-    yield ResponseCompleted(response=assembler.finish(request_id=request_id, effort=effort))
 
 
 async def buffered_call(
@@ -195,33 +79,40 @@ async def buffered_call(
     arguments: dict[str, Any],
     *,
     provider: str,
+    api: str,
     record: PayloadRecorder,
-    what: str,
 ) -> tuple[Mapping[str, Any], str | None]:
     """Run one buffered SDK call (``create`` is ``<resource>.with_raw_response.create``) and
     return its JSON body (recorded as the ``response`` payload) and the request id.
 
     Raises:
-        ProviderError: classified SDK failures.
-        MalformedResponseError: the body is not a JSON object (``what`` names the body).
+        ProviderError: classified SDK failures, and a 200 body that states an error (classified
+            like the status / type / code it names).
+        ContextWindowExceededError: a context overflow, wrapping the provider error.
+        MalformedResponseError: the body is not a JSON object (empty, HTML, text, an array, or
+            nested too deeply to decode).
     """
     try:
         raw = await create(**arguments)
     except openai.APIError as error:
-        raise classify_error(error, provider=provider) from error
-    request_id = raw.headers.get("x-request-id")
+        raise classify_error(error, provider=provider, api=api) from error
+    request_id: str | None = raw.headers.get("x-request-id")
     try:
-        data: object = json.loads(raw.text)
-    except ValueError as error:
-        raise MalformedResponseError(
-            f"{what} is not JSON", provider=provider, request_id=request_id
-        ) from error
-    if not isinstance(data, Mapping):
-        raise MalformedResponseError(
-            f"{what} is not an object", provider=provider, request_id=request_id
+        document = decode_json_object(
+            raw.content, provider=provider, api=api, status=raw.status_code, request_id=request_id
         )
-    document = cast(Mapping[str, Any], data)
+    except RecursionError as error:  # JSON nested deeper than the decoder's recursion limit
+        raise MalformedResponseError(
+            f"{provider} {api}: the JSON body is nested too deeply to decode",
+            provider=provider,
+            api=api,
+            missing="JSON object body",
+            status=raw.status_code,
+            request_id=request_id,
+        ) from error
     record("response", dict(document))
+    if error_object(document) is not None:
+        raise classify_body(document, provider=provider, request_id=request_id)
     return document, request_id
 
 

@@ -4,20 +4,31 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Mapping, Sequence
-from typing import Any
+import secrets
+from collections.abc import Generator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, cast
 
 from robota.core.capabilities import ModelInfo
-from robota.core.errors import ConfigurationError, UnsupportedSettingError
+from robota.core.errors import (
+    ConfigurationError,
+    MalformedResponseError,
+    UnsupportedSettingError,
+)
 from robota.core.messages import MediaPart, ToolResultPart
 from robota.core.provider import ModelRequest, ToolDefinition
 from robota.core.schema import Rejected, VendorPolicy, project_tool
 from robota.core.settings import ModelSettings
 
 __all__ = [
+    "arguments_text",
+    "as_list",
+    "as_mapping",
     "check_settings",
     "data_url",
+    "decoding",
     "is_text_document",
+    "mint_call_id",
     "parse_arguments",
     "project_tools",
     "tool_result_text",
@@ -105,30 +116,115 @@ def project_tools(tools: Sequence[ToolDefinition], *, strict_ok: bool) -> list[T
     return projected
 
 
+def arguments_text(raw: object) -> str | None:
+    """A tool call's ``arguments`` as wire text: a string as sent, any other JSON value (an
+    object some compatible servers send instead of its text) as its JSON text, None for null.
+    The buffered and the streamed decoders both read arguments through this.
+
+    Example:
+        >>> arguments_text('{"a": 1}'), arguments_text({"a": 1}), arguments_text(None)
+        ('{"a": 1}', '{"a": 1}', None)
+    """
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        return raw
+    try:
+        return json.dumps(raw, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(raw)
+
+
 def parse_arguments(raw: object) -> tuple[dict[str, Any] | None, str]:
     """(parsed arguments, raw string) of a tool call.
 
     Null or empty arguments mean "no arguments" (``{}``, raw ``""``) — Ollama, vLLM and
-    llama.cpp send them for argument-less tools. A string that is not a JSON object yields
-    ``None`` with the raw text kept, so the agent can ask the model to repair it.
+    llama.cpp send them for argument-less tools. A JSON object sent as an object rather than as
+    its text is read as that object (raw: its JSON text, see :func:`arguments_text`). A string
+    that is not a JSON object yields ``None`` with the raw text kept, so the agent can ask the
+    model to repair it.
 
     Example:
         >>> parse_arguments(None), parse_arguments('{"a": 1}'), parse_arguments("{bad")
         (({}, ''), ({'a': 1}, '{"a": 1}'), (None, '{bad'))
+        >>> parse_arguments({"a": 1})
+        ({'a': 1}, '{"a": 1}')
     """
-    if raw is None:
+    text = arguments_text(raw)
+    if text is None:
         return {}, ""
     if isinstance(raw, Mapping):
-        mapping: Mapping[str, Any] = raw
-        return dict(mapping), json.dumps(mapping)
-    text = str(raw)
+        return dict(cast(Mapping[str, Any], raw)), text
     if not text.strip():
         return {}, text
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None, text
     if isinstance(value, dict):
         parsed: dict[str, Any] = value
         return parsed, text
     return None, text
+
+
+def mint_call_id(position: int) -> str:
+    """A stable, unique id for a tool call that arrived without one (some compatible servers
+    send none): ``call_robota_<position>_<12 random hex digits>``. It is sent back as the call's
+    id and its result's ``tool_call_id`` (``call_id`` on Responses), so results pair with calls
+    (the Gemini adapter synthesizes its ids the same way).
+
+    Example:
+        >>> mint_call_id(1).startswith("call_robota_1_"), len(mint_call_id(0))
+        (True, 26)
+    """
+    return f"call_robota_{position}_{secrets.token_hex(6)}"
+
+
+def as_mapping(value: object) -> Mapping[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (a decoder reads whatever shape a
+    server sent without raising ``AttributeError``; required fields are checked explicitly).
+
+    Example:
+        >>> as_mapping({"a": 1}), as_mapping([1]), as_mapping(None)
+        ({'a': 1}, {}, {})
+    """
+    if isinstance(value, Mapping):
+        return cast(Mapping[str, Any], value)
+    return {}
+
+
+def as_list(value: object) -> list[Any]:
+    """``value`` when it is a JSON array, else an empty one.
+
+    Example:
+        >>> as_list([1]), as_list("ab"), as_list(None)
+        ([1], [], [])
+    """
+    if isinstance(value, list):
+        return cast(list[Any], value)
+    return []
+
+
+@contextmanager
+def decoding(provider: str, api: str, request_id: str | None) -> Generator[None]:
+    """Turn a decoder's surprise at a body's shape (``KeyError``, ``TypeError``,
+    ``AttributeError``, ``ValueError``, ``IndexError``) into a
+    :class:`~robota.core.errors.MalformedResponseError`, so no Python error escapes a provider
+    for a body a server sent (the decoders check required fields themselves; this is the net).
+
+    Example:
+        >>> with decoding("p", "a", None):
+        ...     {}["choices"]
+        Traceback (most recent call last):
+        ...
+        robota.core.errors.MalformedResponseError: p a: unexpected response shape (KeyError: 'choices')
+    """
+    try:
+        yield
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError) as error:
+        raise MalformedResponseError(
+            f"{provider} {api}: unexpected response shape ({type(error).__name__}: {error})",
+            provider=provider,
+            api=api,
+            request_id=request_id,
+        ) from error

@@ -38,6 +38,15 @@ class CompatProfile:
         supports_reasoning_effort: Accepts ``reasoning_effort``.
         supports_seed: Accepts ``seed``.
         max_tokens_field: Which request field carries the output limit.
+        stream_ends_with_done: The server ends a stream with ``data: [DONE]``, so a stream
+            without it was cut and is refused (``MalformedResponseError``). Every named profile
+            sends it (OpenAI, Ollama, llama.cpp, vLLM, OpenRouter, Groq, DeepSeek, Together, xAI
+            and Cerebras document or emit it); set False only for a server that never does —
+            then the first choice's ``finish_reason`` alone completes a stream.
+
+    The profile's statements about the endpoint (strict tools, ``response_format`` support,
+    parallel tool calls) are what a custom endpoint is credited with; the ``openai`` profile
+    states them for OpenAI's own endpoint only (see ``OpenAIChatProvider``).
 
     Example:
         >>> CompatProfile(name="my-server", source="https://example.test/docs",
@@ -57,6 +66,7 @@ class CompatProfile:
     supports_reasoning_effort: bool = True
     supports_seed: bool = True
     max_tokens_field: Literal["max_completion_tokens", "max_tokens"] = "max_completion_tokens"
+    stream_ends_with_done: bool = True
 
 
 COMPAT_PROFILES: Mapping[str, CompatProfile] = {

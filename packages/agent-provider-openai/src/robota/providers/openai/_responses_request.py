@@ -4,12 +4,15 @@ Source: https://platform.openai.com/docs/api-reference/responses/create. Reasoni
 round-trip with their ``encrypted_content`` (``include=["reasoning.encrypted_content"]`` with
 ``store=false``, https://platform.openai.com/docs/guides/reasoning#encrypted-reasoning-items);
 hosted tool items and items with no neutral form are sent back verbatim from the provider's own
-:class:`~robota.core.messages.HostedToolResultPart` / ``ProviderDetailsPart``.
+:class:`~robota.core.messages.HostedToolResultPart` / ``ProviderDetailsPart``. After a replayed
+reasoning item, the ``function_call`` and ``message`` items of the same turn carry the item ids
+the response gave them (stored as :mod:`._responses_items` describes), in the order they came.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +23,7 @@ from robota.core.messages import (
     HostedToolResultPart,
     MediaPart,
     Message,
+    ProviderDetailsPart,
     SystemMessage,
     TextPart,
     ThinkingPart,
@@ -30,6 +34,7 @@ from robota.core.messages import (
 from robota.core.provider import EffortResolution, ModelRequest
 from robota.core.settings import ToolChoiceName
 from robota.providers.openai._common import (
+    as_mapping,
     check_settings,
     data_url,
     document_text,
@@ -39,6 +44,7 @@ from robota.providers.openai._common import (
     tool_result_text,
 )
 from robota.providers.openai._models import resolve_effort
+from robota.providers.openai._responses_items import is_message_header
 
 __all__ = ["ResponsesCall", "build_responses_call"]
 
@@ -93,44 +99,122 @@ def _user(message: UserMessage, provider: str) -> dict[str, Any]:
     return {"role": "user", "content": content}
 
 
+def _function_call(part: ToolCallPart, *, with_id: bool, provider: str) -> dict[str, Any]:
+    arguments = (
+        part.raw_arguments
+        if part.arguments is None or part.raw_arguments
+        else json.dumps(part.arguments)
+    )
+    item: dict[str, Any] = {
+        "type": "function_call",
+        "call_id": part.id,
+        "name": part.name,
+        "arguments": arguments,
+    }
+    if with_id and part.provider == provider and part.signature:
+        item["id"] = part.signature
+    return item
+
+
+def _reasoning(part: ThinkingPart) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "type": "reasoning",
+        "id": part.id,
+        "summary": [{"type": "summary_text", "text": part.text}] if part.text else [],
+    }
+    if part.signature is not None:
+        item["encrypted_content"] = part.signature
+    return item
+
+
+class _Items:
+    """The input items of one assistant message, in the order the parts came back."""
+
+    def __init__(self, provider: str) -> None:
+        self.provider = provider
+        self.items: list[dict[str, Any]] = []
+        self.linked = False  # a reasoning item was replayed: later items carry their ids
+        self._message: dict[str, Any] | None = None  # an open message item (header seen)
+
+    def close(self) -> None:
+        self._message = None
+
+    def text(self, text: str) -> None:
+        if not text:
+            return
+        if self._message is None:
+            self.items.append({"role": "assistant", "content": text})
+            return
+        content = {"type": "output_text", "text": text, "annotations": []}
+        self._message["content"].append(content)
+
+    def header(self, data: Mapping[str, Any]) -> None:
+        """Open the message item ``data`` heads; its texts follow. Unlinked to a reasoning item,
+        the texts go as plain assistant messages (no id to keep)."""
+        self.close()
+        if not self.linked:
+            return
+        item: dict[str, Any] = {
+            "type": "message",
+            "id": data["id"],
+            "role": "assistant",
+            "status": data.get("status") or "completed",
+            "content": [],
+        }
+        if data.get("phase") is not None:
+            item["phase"] = data["phase"]
+        self._message = item
+        self.items.append(item)
+
+
+def _mark_interrupted(items: list[dict[str, Any]]) -> None:
+    """Mark the last assistant text as cut short, so the model knows."""
+    last = items[-1] if items else None
+    if last is None:
+        return
+    note = "\n[response interrupted]"
+    if last.get("role") == "assistant" and isinstance(last.get("content"), str):
+        last["content"] = f"{last['content']}{note}"
+    elif last.get("type") == "message" and last.get("content"):
+        last["content"][-1]["text"] += note
+
+
 def _assistant(message: AssistantMessage, provider: str) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
+    """The input items of an assistant turn.
+
+    Item ids are replayed as :mod:`._responses_items` stored them, and only after a reasoning
+    item of this provider in the same turn: the API links a reasoning item to the items that
+    follow it by id, while an ``fc_…`` / ``msg_…`` id whose reasoning item is not sent is itself
+    refused ("provided without its required 'reasoning' item").
+    """
+    out = _Items(provider)
     for part in message.parts:
         if isinstance(part, TextPart):
-            if part.text:
-                items.append({"role": "assistant", "content": part.text})
-        elif isinstance(part, ThinkingPart):
+            out.text(part.text)
+            continue
+        if (
+            isinstance(part, ProviderDetailsPart)
+            and part.provider == provider
+            and is_message_header(part.data)
+        ):
+            out.header(as_mapping(part.data))
+            continue
+        out.close()
+        if isinstance(part, ThinkingPart):
             if part.provider == provider and part.id is not None:
-                item: dict[str, Any] = {
-                    "type": "reasoning",
-                    "id": part.id,
-                    "summary": [{"type": "summary_text", "text": part.text}] if part.text else [],
-                }
-                if part.signature is not None:
-                    item["encrypted_content"] = part.signature
-                items.append(item)
+                out.items.append(_reasoning(part))
+                out.linked = True
         elif isinstance(part, ToolCallPart):
             if not part.hosted:
-                arguments = (
-                    part.raw_arguments
-                    if part.arguments is None or part.raw_arguments
-                    else json.dumps(part.arguments)
-                )
-                items.append(
-                    {
-                        "type": "function_call",
-                        "call_id": part.id,
-                        "name": part.name,
-                        "arguments": arguments,
-                    }
-                )
+                out.items.append(_function_call(part, with_id=out.linked, provider=provider))
         elif isinstance(part, HostedToolResultPart):
             if part.provider == provider and isinstance(part.content, dict):
-                items.append(dict(part.content))
+                out.items.append(dict(part.content))
         elif part.provider == provider and isinstance(part.data, dict):
-            items.append(dict(part.data))
-    if message.interrupted and items and items[-1].get("role") == "assistant":
-        items[-1] = {**items[-1], "content": f"{items[-1]['content']}\n[response interrupted]"}
+            out.items.append(dict(part.data))
+    items = [item for item in out.items if item.get("type") != "message" or item["content"]]
+    if message.interrupted:
+        _mark_interrupted(items)
     return items
 
 
@@ -174,6 +258,7 @@ def build_responses_call(
     stream: bool,
     store: bool | None,
     reasoning_summary: str | None,
+    strict_tools: bool = True,
 ) -> ResponsesCall:
     """Build the ``POST /responses`` body for ``request``.
 
@@ -181,6 +266,8 @@ def build_responses_call(
         store: ``False`` asks OpenAI not to keep the response; then reasoning items come back
             encrypted (``include=["reasoning.encrypted_content"]``) so they can be sent back.
         reasoning_summary: ``auto`` / ``concise`` / ``detailed`` reasoning summaries, or None.
+        strict_tools: Whether the endpoint guarantees strict tool schemas (OpenAI's own); when
+            False every function tool is projected non-strict and sent with ``strict: false``.
 
     Raises:
         UnsupportedSettingError: ``stop`` / ``seed`` (the Responses API has neither) or a
@@ -202,7 +289,7 @@ def build_responses_call(
     body: dict[str, Any] = {"model": request.model, "input": items}
     if instructions is not None:
         body["instructions"] = instructions
-    tools = _tools(request, info, provider)
+    tools = _tools(request, info, provider, strict_tools)
     if tools:
         body["tools"] = tools
     choice = settings.tool_choice
@@ -246,15 +333,17 @@ def build_responses_call(
     )
 
 
-def _tools(request: ModelRequest, info: ModelInfo | None, provider: str) -> list[dict[str, Any]]:
+def _tools(
+    request: ModelRequest, info: ModelInfo | None, provider: str, strict_ok: bool
+) -> list[dict[str, Any]]:
     wire: list[dict[str, Any]] = []
-    for tool in project_tools(request.tools, strict_ok=True):
+    for tool in project_tools(request.tools, strict_ok=strict_ok):
         function: dict[str, Any] = {
             "type": "function",
             "name": tool.name,
             "description": tool.description,
             "parameters": dict(tool.parameters),
-            "strict": bool(tool.strict),
+            "strict": bool(tool.strict) and strict_ok,
         }
         wire.append(function)
     offered = info.capabilities.hosted_tools if info is not None else None

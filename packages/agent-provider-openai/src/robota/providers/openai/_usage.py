@@ -11,81 +11,108 @@ https://platform.openai.com/docs/api-reference/responses/object#responses/object
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from robota.core.provider import ModelResponse
 from robota.core.usage import Usage
+from robota.providers.openai._common import as_mapping
 
 __all__ = ["chat_usage", "estimate_cost", "responses_usage"]
 
 _NAMED = frozenset({"cached_tokens", "reasoning_tokens"})
 
 
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+class _Counts:
+    """Reads token counts, noting any that could not be read (the usage is then partial)."""
+
+    def __init__(self) -> None:
+        self.partial = False
+
+    def count(self, value: object, *, required: bool) -> int:
+        """``value`` as a token count: a non-negative integer (an integral float such as
+        ``9.0`` too). Anything else — negative, a string, a fraction, NaN, infinity, a boolean
+        — is unknown: 0, and the usage is marked partial; so is a missing ``required`` count."""
+        if value is None:
+            self.partial = self.partial or required
+            return 0
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+        if isinstance(value, float) and math.isfinite(value) and value.is_integer() and value >= 0:
+            return int(value)
+        self.partial = True
+        return 0
+
+    def details(self, prefix: str, block: Mapping[str, Any], into: dict[str, int]) -> None:
+        for key, value in block.items():
+            if key in _NAMED or value is None or isinstance(value, Mapping | list):
+                continue
+            tokens = self.count(value, required=False)
+            if tokens:
+                into[f"{prefix}.{key}"] = tokens
 
 
-def _details(prefix: str, block: object, into: dict[str, int]) -> None:
-    if not isinstance(block, Mapping):
-        return
-    fields: Mapping[str, Any] = block
-    for key, value in fields.items():
-        if key not in _NAMED and isinstance(value, int) and not isinstance(value, bool) and value:
-            into[f"{prefix}.{key}"] = value
+def _usage(
+    raw: Mapping[str, Any], names: tuple[str, str], blocks: tuple[str, str], tokens: _Counts
+) -> Usage:
+    inputs = as_mapping(raw.get(blocks[0]))
+    outputs = as_mapping(raw.get(blocks[1]))
+    details: dict[str, int] = {}
+    tokens.details(blocks[0], inputs, details)
+    tokens.details(blocks[1], outputs, details)
+    input_tokens = tokens.count(raw.get(names[0]), required=True)
+    output_tokens = tokens.count(raw.get(names[1]), required=True)
+    return Usage(
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cache_read_tokens=tokens.count(inputs.get("cached_tokens"), required=False),
+        reasoning_tokens=tokens.count(outputs.get("reasoning_tokens"), required=False),
+        requests=1,
+        details=details,
+        partial=tokens.partial,
+    )
 
 
 def chat_usage(raw: object) -> Usage:
     """Decode a Chat Completions ``usage`` object (None or missing → zero counts, partial).
 
+    A count that is missing (``prompt_tokens``, ``completion_tokens``) or cannot be a token
+    count (negative, a string, a fraction, NaN) is read as 0 and the usage is marked
+    ``partial``: unknown, never attested as a consistent total.
+
     Example:
         >>> chat_usage({"prompt_tokens": 10, "completion_tokens": 4,
         ...             "prompt_tokens_details": {"cached_tokens": 6}}).cache_read_tokens
         6
+        >>> usage = chat_usage({"prompt_tokens": -9, "completion_tokens": "3"})
+        >>> usage.input_tokens, usage.output_tokens, usage.partial
+        (0, 0, True)
     """
     if not isinstance(raw, Mapping):
         return Usage(requests=1, partial=True)
-    usage: Mapping[str, Any] = raw
-    prompt: Mapping[str, Any] = usage.get("prompt_tokens_details") or {}
-    completion: Mapping[str, Any] = usage.get("completion_tokens_details") or {}
-    details: dict[str, int] = {}
-    _details("prompt_tokens_details", prompt, details)
-    _details("completion_tokens_details", completion, details)
-    return Usage(
-        input_tokens=_int(usage.get("prompt_tokens")),
-        output_tokens=_int(usage.get("completion_tokens")),
-        cache_read_tokens=_int(prompt.get("cached_tokens")),
-        reasoning_tokens=_int(completion.get("reasoning_tokens")),
-        requests=1,
-        details=details,
-    )
+    names = ("prompt_tokens", "completion_tokens")
+    blocks = ("prompt_tokens_details", "completion_tokens_details")
+    return _usage(cast(Mapping[str, Any], raw), names, blocks, _Counts())
 
 
 def responses_usage(raw: object) -> Usage:
-    """Decode a Responses API ``usage`` object (None or missing → zero counts, partial).
+    """Decode a Responses API ``usage`` object (None or missing → zero counts, partial; counts
+    that are missing or unreadable as in :func:`chat_usage`).
 
     Example:
         >>> responses_usage({"input_tokens": 9, "output_tokens": 30,
         ...                  "output_tokens_details": {"reasoning_tokens": 20}}).reasoning_tokens
         20
+        >>> responses_usage({"input_tokens": float("nan"), "output_tokens": 3}).partial
+        True
     """
     if not isinstance(raw, Mapping):
         return Usage(requests=1, partial=True)
-    usage: Mapping[str, Any] = raw
-    inputs: Mapping[str, Any] = usage.get("input_tokens_details") or {}
-    outputs: Mapping[str, Any] = usage.get("output_tokens_details") or {}
-    details: dict[str, int] = {}
-    _details("input_tokens_details", inputs, details)
-    _details("output_tokens_details", outputs, details)
-    return Usage(
-        input_tokens=_int(usage.get("input_tokens")),
-        output_tokens=_int(usage.get("output_tokens")),
-        cache_read_tokens=_int(inputs.get("cached_tokens")),
-        reasoning_tokens=_int(outputs.get("reasoning_tokens")),
-        requests=1,
-        details=details,
-    )
+    names = ("input_tokens", "output_tokens")
+    blocks = ("input_tokens_details", "output_tokens_details")
+    return _usage(cast(Mapping[str, Any], raw), names, blocks, _Counts())
 
 
 def estimate_cost(response: ModelResponse, *, provider_id: str = "openai") -> Decimal | None:

@@ -2,76 +2,110 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 import httpx
-from robota.core.capabilities import ModelCapabilities, ModelInfo
-from robota.core.errors import ConfigurationError
+from robota.core.capabilities import UNKNOWN_CAPABILITIES, ModelCapabilities, ModelInfo
 from robota.core.provider import (
+    EndpointProvenance,
     ModelRequest,
     ModelResponse,
     Provider,
     StreamEvent,
 )
 from robota.providers.openai._chat_request import ChatCall, build_chat_call
-from robota.providers.openai._chat_response import ChatStreamAssembler, decode_chat_completion
+from robota.providers.openai._chat_response import (
+    API,
+    ChatStreamAssembler,
+    decode_chat_completion,
+)
 from robota.providers.openai._client import (
-    OPENAI_BASE_URL,
     PayloadRecorder,
     buffered_call,
     buffered_events,
-    make_client,
     sdk_arguments,
-    stream_call,
 )
+from robota.providers.openai._common import decoding
 from robota.providers.openai._compat import CompatProfile, compat_profile
+from robota.providers.openai._endpoint import connect, model_facts_only
 from robota.providers.openai._models import OPENAI_MODELS, openai_model_info
+from robota.providers.openai._stream import stream_call
 
 import openai
 
 __all__ = ["OpenAIChatProvider"]
-
-_API = "chat.completions"
 
 
 class OpenAIChatProvider(Provider):
     """Chat Completions (``POST {base_url}/chat/completions``) through the official ``openai`` SDK.
 
     Works with OpenAI and with OpenAI-compatible servers (Ollama, llama.cpp, vLLM, OpenRouter,
-    Groq, DeepSeek, Together, xAI, Cerebras) through a named :class:`CompatProfile`. Model
-    metadata (context window, capabilities) is published only for OpenAI's own models on the
-    ``openai`` profile; other servers' models are unknown (``model_info`` → None).
+    Groq, DeepSeek, Together, xAI, Cerebras) through a named :class:`CompatProfile`.
+
+    Outcomes: a call returns an answer only when it completed — buffered, a first choice with a
+    ``message`` and a ``finish_reason``; streamed, a ``finish_reason`` and then ``data: [DONE]``
+    (unless the profile states ``stream_ends_with_done=False``). Anything else raises a typed
+    error: the classified vendor error (HTTP status, an error event in the stream, a 200 body
+    stating an error), ``ContextWindowExceededError`` for a context overflow (also llama.cpp's,
+    vLLM's and Ollama's wording), or ``MalformedResponseError`` naming what was missing (a cut
+    stream, an empty / HTML / non-JSON body, a JSON body answering a streamed call, a
+    ``tool_calls`` finish without a tool call, content that cannot be read as text). A refusal
+    finishes ``content_filter`` (raw reason ``refusal``); a stream with no event within
+    ``ModelSettings.timeout`` of the last one raises ``ProviderTimeoutError`` (see
+    :mod:`._chat_response` and :mod:`._stream`).
+
+    Endpoint and key (:mod:`robota.providers.openai._endpoint`): ``base_url`` defaults to
+    ``OPENAI_BASE_URL`` when set, else OpenAI's own endpoint; ``api_key`` defaults to
+    ``OPENAI_API_KEY`` for OpenAI's own endpoint (or a base URL taken from ``OPENAI_BASE_URL``).
+    OpenAI's endpoint without any key raises ``ConfigurationError`` here; a custom endpoint
+    without a key is sent no ``Authorization`` header.
+
+    Capabilities follow the endpoint (:attr:`endpoint`): on OpenAI's own endpoint with the
+    ``openai`` profile, OpenAI's model table applies in full. Elsewhere the table's *model facts*
+    still apply by model id (context window, maximum output, settings the model rejects, whether
+    it reasons), while what an *endpoint* guarantees — native structured output, JSON mode,
+    strict tool schemas, parallel tool calls, hosted tools — comes only from a profile other
+    than ``openai`` that states it, and is unknown (``None``) otherwise; ``strict`` is then not
+    sent.
 
     Args:
-        api_key: Bearer key; None sends none (local servers).
-        base_url: API base URL, e.g. ``http://127.0.0.1:8080/v1`` for llama.cpp.
+        api_key: Bearer key; None reads ``OPENAI_API_KEY`` as described above.
+        base_url: API base URL, e.g. ``http://127.0.0.1:8080/v1`` for llama.cpp; None reads
+            ``OPENAI_BASE_URL``, else ``https://api.openai.com/v1``.
         http_client: An injected ``httpx.AsyncClient`` (never closed by the provider).
         profile: A profile name from :data:`COMPAT_PROFILES` or a :class:`CompatProfile`.
         name: Provider name used in records and as the ``extra_body`` tag.
         organization: OpenAI organization id header, if any.
         project: OpenAI project id header, if any.
         default_model: Model used when the host names none.
-        client: A ready ``openai.AsyncOpenAI`` (overrides the connection arguments).
+        client: A ready ``openai.AsyncOpenAI`` (overrides the connection arguments and the key
+            resolution).
         streaming: False makes :meth:`stream` send one buffered request and yield the
             assembled result as deltas (servers or recordings without Server-Sent Events).
 
     Raises:
-        ConfigurationError: for an unknown profile name.
+        ConfigurationError: for an unknown profile name, or no API key for OpenAI's endpoint.
 
     Example:
-        >>> provider = OpenAIChatProvider(api_key=None, base_url="http://127.0.0.1:11434/v1",
+        >>> provider = OpenAIChatProvider(base_url="http://127.0.0.1:11434/v1",
         ...                               profile="ollama", name="ollama")
         >>> provider.profile.max_tokens_field, provider.model_info("llama3.2")
         ('max_tokens', None)
+        >>> provider.endpoint.vendor, provider.capabilities("llama3.2").native_structured_output
+        (False, True)
+        >>> gateway = OpenAIChatProvider("sk-test", base_url="https://gateway.example/v1")
+        >>> info = gateway.model_info("gpt-4o")
+        >>> info.context_window, info.capabilities.native_structured_output
+        (128000, None)
     """
 
     def __init__(
         self,
         api_key: str | None = None,
         *,
-        base_url: str = OPENAI_BASE_URL,
+        base_url: str | None = None,
         http_client: httpx.AsyncClient | None = None,
         profile: str | CompatProfile = "openai",
         name: str = "openai",
@@ -85,43 +119,44 @@ class OpenAIChatProvider(Provider):
         self.profile = compat_profile(profile)
         self.name = name
         self.default_model = default_model
-        self._owns_client = client is None
-        self._client = client or make_client(
-            api_key=api_key,
+        connection = connect(
+            api_key,
             base_url=base_url,
             http_client=http_client,
             organization=organization,
             project=project,
+            client=client,
+            provider=name,
         )
-        self._injected_http = http_client is not None
+        self._client = connection.client
+        self._endpoint = connection.endpoint
+        self._sends_key = connection.sends_key
+        self._owns_client = client is None and http_client is None
+        vendor_table = bool(connection.endpoint.vendor) and self.profile.name == "openai"
+        self._vendor_table = vendor_table
+        self._stated = self.profile.name != "openai"
+        self._wire_profile = (
+            self.profile
+            if vendor_table or self._stated
+            else replace(self.profile, supports_strict_tools=False)
+        )
 
     @classmethod
     def from_env(cls, **kwargs: Any) -> OpenAIChatProvider:
-        """Build from ``OPENAI_API_KEY`` (and ``OPENAI_BASE_URL`` when set), only when the host
-        asks for it.
+        """The same as ``OpenAIChatProvider(**kwargs)`` (the constructor reads ``OPENAI_API_KEY``
+        and ``OPENAI_BASE_URL``); kept for existing callers.
 
         Raises:
-            ConfigurationError: when ``OPENAI_API_KEY`` is not set.
+            ConfigurationError: no key for OpenAI's own endpoint.
         """
-        key = os.environ.get("OPENAI_API_KEY")
-        if not key:
-            raise ConfigurationError("OPENAI_API_KEY is not set")
-        base_url = os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
-        return cls(key, base_url=base_url, **kwargs)
+        return cls(**kwargs)
 
-    def model_info(self, model: str) -> ModelInfo | None:
-        """OpenAI's table entry for ``model`` on the ``openai`` profile; None otherwise."""
-        if self.profile.name != "openai":
-            return None
-        return openai_model_info(model)
+    @property
+    def endpoint(self) -> EndpointProvenance:
+        """The base URL in use and whether it is OpenAI's own endpoint."""
+        return self._endpoint
 
-    def capabilities(self, model: str) -> ModelCapabilities:
-        """OpenAI's table on the ``openai`` profile; on another server, what its
-        :class:`CompatProfile` states about the wire (structured output through
-        ``response_format``, JSON mode, parallel tool calls) — the model itself stays unknown
-        (``None``) for everything else."""
-        if self.profile.name == "openai":
-            return super().capabilities(model)
+    def _profile_capabilities(self) -> ModelCapabilities:
         profile = self.profile
         return ModelCapabilities(
             native_structured_output=profile.supports_response_format_json_schema,
@@ -129,24 +164,47 @@ class OpenAIChatProvider(Provider):
             parallel_tool_calls=profile.supports_parallel_tool_calls or None,
         )
 
+    def model_info(self, model: str) -> ModelInfo | None:
+        """OpenAI's table entry for ``model``: in full on OpenAI's endpoint with the ``openai``
+        profile, else its model facts only (class docstring); None for a model not in the
+        table."""
+        info = openai_model_info(model)
+        if info is None or self._vendor_table:
+            return info
+        return model_facts_only(info, self._profile_capabilities() if self._stated else None)
+
+    def capabilities(self, model: str) -> ModelCapabilities:
+        """What :meth:`model_info` says; for a model not in the table, what a non-``openai``
+        profile states about the endpoint (else unknown)."""
+        info = self.model_info(model)
+        if info is not None:
+            return info.capabilities
+        return self._profile_capabilities() if self._stated else UNKNOWN_CAPABILITIES
+
     def models(self) -> tuple[ModelInfo, ...]:
-        """Every OpenAI model in the table (empty for other servers)."""
-        return tuple(OPENAI_MODELS.values()) if self.profile.name == "openai" else ()
+        """Every OpenAI model in the table on the ``openai`` profile (model facts only on a
+        custom endpoint); empty for other profiles."""
+        if self.profile.name != "openai":
+            return ()
+        return tuple(info for name in OPENAI_MODELS if (info := self.model_info(name)))
 
     def _call(self, request: ModelRequest, *, stream: bool) -> ChatCall:
         return build_chat_call(
             request,
             provider=self.name,
-            profile=self.profile,
-            info=self.model_info(request.model),
+            profile=self._wire_profile,
+            info=openai_model_info(request.model),
             stream=stream,
         )
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        """Stream one call (``stream: true``); see :meth:`Provider.stream`.
+        """Stream one call (``stream: true``); see :meth:`Provider.stream` and the class
+        docstring for what completes a stream.
 
         Raises:
             ProviderError: classified vendor failures (see ``classify_error``).
+            ContextWindowExceededError: the prompt does not fit the model's context window.
+            MalformedResponseError: the stream did not complete, or was not a stream.
             UnsupportedSettingError, UnsupportedCapabilityError: before any I/O.
         """
         if not self.streaming:
@@ -154,15 +212,19 @@ class OpenAIChatProvider(Provider):
                 yield buffered
             return
         call = self._call(request, stream=True)
-        record = PayloadRecorder(request.on_payload, provider=self.name, api=_API)
+        record = PayloadRecorder(request.on_payload, provider=self.name, api=API)
         record("request", call.body)
         stream = stream_call(
             self._client.chat.completions.with_raw_response.create,
-            sdk_arguments(call.body, call.extra_headers, call.timeout),
+            sdk_arguments(call.body, call.extra_headers, call.timeout, send_key=self._sends_key),
             provider=self.name,
+            api=API,
             record=record,
-            assembler=ChatStreamAssembler(provider=self.name),
+            assembler=ChatStreamAssembler(
+                provider=self.name, requires_done=self.profile.stream_ends_with_done
+            ),
             effort=call.effort,
+            event_timeout=call.timeout,
         )
         async for event in stream:
             yield event
@@ -171,24 +233,26 @@ class OpenAIChatProvider(Provider):
         """One buffered call (``stream: false``).
 
         Raises:
-            ProviderError: classified vendor failures; MalformedResponseError for a body that is
-                not a chat completion.
+            ProviderError: classified vendor failures, including a 200 body stating an error.
+            ContextWindowExceededError: the prompt does not fit the model's context window.
+            MalformedResponseError: a body that is not a complete chat completion.
         """
         call = self._call(request, stream=False)
-        record = PayloadRecorder(request.on_payload, provider=self.name, api=_API)
+        record = PayloadRecorder(request.on_payload, provider=self.name, api=API)
         record("request", call.body)
         document, request_id = await buffered_call(
             self._client.chat.completions.with_raw_response.create,
-            sdk_arguments(call.body, call.extra_headers, call.timeout),
+            sdk_arguments(call.body, call.extra_headers, call.timeout, send_key=self._sends_key),
             provider=self.name,
+            api=API,
             record=record,
-            what="chat completion body",
         )
-        return decode_chat_completion(
-            document, provider=self.name, request_id=request_id, effort=call.effort
-        )
+        with decoding(self.name, API, request_id):
+            return decode_chat_completion(
+                document, provider=self.name, request_id=request_id, effort=call.effort
+            )
 
     async def aclose(self) -> None:
         """Close the SDK client unless its HTTP client (or the client) was injected."""
-        if self._owns_client and not self._injected_http:
+        if self._owns_client:
             await self._client.close()

@@ -20,7 +20,10 @@ from robota.providers.openai._compat import CompatProfile
 from robota.providers.openai.chat import OpenAIChatProvider
 from robota.providers.openai.responses import OpenAIResponsesProvider
 
-__all__ = ["base_url_of", "replay_provider"]
+__all__ = ["REPLAY_KEY", "base_url_of", "replay_provider"]
+
+REPLAY_KEY = "replay"
+"""The key a replayed request carries by default (no recording checks it)."""
 
 _SUFFIXES = ("/chat/completions", "/responses")
 
@@ -46,6 +49,7 @@ def replay_provider(
     profile: str | CompatProfile = "openai",
     name: str = "openai",
     store: bool | None = None,
+    api_key: str | None = REPLAY_KEY,
 ) -> OpenAIChatProvider | OpenAIResponsesProvider:
     """A provider whose HTTP client serves ``cassette``'s recorded responses.
 
@@ -57,9 +61,15 @@ def replay_provider(
         profile: Compatible-server profile for the chat surface.
         name: Provider name.
         store: Responses ``store`` flag.
+        api_key: The key sent with each replayed request (recordings were scrubbed of theirs).
+            The default :data:`REPLAY_KEY` satisfies the rule that OpenAI's own endpoint needs a
+            key, without reading ``OPENAI_API_KEY``; None sends no ``Authorization`` header (a
+            recording of a custom endpoint; OpenAI's endpoint then raises
+            ``ConfigurationError`` unless ``OPENAI_API_KEY`` is set).
 
     The provider streams when the first recorded call is Server-Sent Events and makes buffered
-    calls otherwise (``streaming=False``), so an agent replays either kind of recording.
+    calls otherwise (``streaming=False``), so an agent replays either kind of recording. The base
+    URL is always passed explicitly, so ``OPENAI_BASE_URL`` never redirects a replay.
 
     Raises:
         ValueError: when ``api``/``base_url`` are ``auto``/None and the cassette has no
@@ -78,7 +88,7 @@ def replay_provider(
     client = httpx.AsyncClient(transport=cassette.transport())
     if chosen == "chat":
         return OpenAIChatProvider(
-            "replay",
+            api_key,
             base_url=url,
             http_client=client,
             profile=profile,
@@ -86,5 +96,10 @@ def replay_provider(
             streaming=streaming,
         )
     return OpenAIResponsesProvider(
-        "replay", base_url=url, http_client=client, name=name, store=store, streaming=streaming
+        api_key,
+        base_url=url,
+        http_client=client,
+        name=name,
+        store=store,
+        streaming=streaming,
     )
