@@ -2,8 +2,10 @@
 
 High-frequency events (text deltas, tool progress) are written here, never into the session
 snapshot (seed 003, "Streaming is never written into the main session JSON"). Each line is one
-JSON object ``{"seq": n, "ts": iso8601, "type": str, "data": {...}}``; ``seq`` is the line's
-1-based position in the file. Entries of type ``session.created``, ``message.committed`` (with
+JSON object ``{"seq": n, "ts": iso8601, "type": str, "data": {...}, "session_id": str, "id":
+str}``; ``seq`` is the line's 1-based position in the file, ``session_id`` names the log's
+session (a line naming another one is ignored on read) and ``id`` is a random entry id that
+identifies the line even when the file was truncated or deleted and ``seq`` starts again. Entries of type ``session.created``, ``message.committed`` (with
 the full message), ``history.replaced`` (the whole conversation after a compaction, a fork or a
 merge) and ``session.title_assigned`` let :meth:`EventLog.rebuild` reconstruct a session whose
 snapshot is missing or unreadable, and :func:`replay` apply what was logged after a snapshot
@@ -25,8 +27,8 @@ refused, never followed. A refusal raises
 
 The log is append-only. A torn last line (a process killed mid-write) is skipped on read. The
 next append after one terminates it and writes a ``log.torn_line`` entry right after it, which
-tells every later read to skip that line too; any other malformed line raises
-:class:`EventLogCorruptError` naming the file and line. Several writers (processes) may append to
+tells every later read to skip that line too; any other malformed line (not JSON, invalid
+UTF-8, fields of the wrong type) raises :class:`EventLogCorruptError` naming the file and line. Several writers (processes) may append to
 one log: the position is re-counted whenever the file changed size behind this object's back.
 """
 
@@ -35,6 +37,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -69,12 +72,16 @@ class LogEntry:
         ts: Write time (UTC).
         type: Event type, e.g. ``model.text_delta``, ``message.committed``.
         data: JSON payload.
+        id: Random entry id (None for a line written before entries carried one).
+        session_id: The session the line names (None for a line that names none).
     """
 
     seq: int
     ts: datetime
     type: str
     data: Mapping[str, Any]
+    id: str | None = None
+    session_id: str | None = None
 
 
 class EventLog:
@@ -94,7 +101,8 @@ class EventLog:
 
     def __init__(self, folder: str | Path) -> None:
         self._folder = Path(folder)
-        self._seq: dict[str, tuple[int, int]] = {}  # session id -> (last seq, file size)
+        # session id -> (last seq, file size, last entry id)
+        self._seq: dict[str, tuple[int, int, str | None]] = {}
         self._folder_ready = False
 
     @property
@@ -149,16 +157,31 @@ class EventLog:
                 if cached is not None and cached[1] == size:
                     seq = cached[0]
                 else:
-                    lines, torn = self._scan(path, folder)
+                    lines, torn, _ = self._scan(path, folder)
                     seq = lines
                     if torn:  # a writer died mid-line: end it and say so
                         seq += 1
-                        prefix = b"\n" + _line(seq, _now(), TORN_LINE, {"line": lines}) + b"\n"
+                        marker = LogEntry(
+                            seq=seq,
+                            ts=_now(),
+                            type=TORN_LINE,
+                            data={"line": lines},
+                            id=_new_id(),
+                            session_id=session_id,
+                        )
+                        prefix = b"\n" + _line(marker) + b"\n"
                 seq += 1
-                entry = LogEntry(seq=seq, ts=_now(), type=type, data=dict(data))
-                payload = prefix + _line(seq, entry.ts, type, entry.data) + b"\n"
+                entry = LogEntry(
+                    seq=seq,
+                    ts=_now(),
+                    type=type,
+                    data=dict(data),
+                    id=_new_id(),
+                    session_id=session_id,
+                )
+                payload = prefix + _line(entry) + b"\n"
                 os.write(fd, payload)
-                self._seq[session_id] = (seq, size + len(payload))
+                self._seq[session_id] = (seq, size + len(payload), entry.id)
             finally:
                 os.close(fd)
         return entry
@@ -166,6 +189,17 @@ class EventLog:
     def last_seq(self, session_id: str) -> int:
         """The ``seq`` of the last entry of a session's log (0 when there is none); a torn
         last line counts, since the next append terminates it.
+
+        Raises:
+            UnsafeStoreEntryError: the folder or the file is a link or the wrong kind of entry.
+            InsecurePermissionsError: the folder or the file is not owner-only.
+        """
+        return self.last_position(session_id)[0]
+
+    def last_position(self, session_id: str) -> tuple[int, str | None]:
+        """The ``seq`` of the last entry (as :meth:`last_seq`) and the ``id`` of the last
+        complete entry (None when there is none, or it carries no id): what a snapshot records
+        so resume finds where it was taken even in a log whose ``seq`` started again.
 
         Raises:
             UnsafeStoreEntryError: the folder or the file is a link or the wrong kind of entry.
@@ -181,18 +215,31 @@ class EventLog:
                     os.close(fd)
                 cached = self._seq.get(session_id)
                 if cached is not None and cached[1] == size:
-                    return cached[0]
-                return self._scan(path, folder)[0]
+                    return cached[0], cached[2]
+                lines, _, last_id = self._scan(path, folder)
+                return lines, last_id
         except FileNotFoundError:
-            return 0
+            return 0, None
 
-    def _scan(self, path: Path, folder: int | None) -> tuple[int, bool]:
-        """(number of non-blank lines, whether the file ends inside a line)."""
+    def _scan(self, path: Path, folder: int | None) -> tuple[int, bool, str | None]:
+        """(number of non-blank lines, whether the file ends inside a line, the id of the last
+        complete line naming this log's session)."""
         fd = open_private_file(path, dir_fd=folder)
         with open(fd, "rb") as handle:
             data = handle.read()
-        lines = sum(1 for line in data.split(b"\n") if line.strip())
-        return lines, bool(data) and not data.endswith(b"\n")
+        raw = data.split(b"\n")
+        lines = sum(1 for line in raw if line.strip())
+        torn = bool(data) and not data.endswith(b"\n")
+        complete = raw[:-1]  # the part after the last newline is torn or empty
+        last_id: str | None = None
+        for line in reversed(complete):
+            if not line.strip():
+                continue
+            entry = _parse(line)
+            if entry is not None and entry.session_id in (None, path.stem):
+                last_id = entry.id
+                break
+        return lines, torn, last_id
 
     def append_message(self, session_id: str, message: Message) -> LogEntry:
         """Append a ``message.committed`` entry carrying the full message."""
@@ -205,15 +252,16 @@ class EventLog:
         body = json.loads(dump_messages(list(messages)))["messages"]
         return self.append(session_id, "history.replaced", {"messages": body})
 
-    def _read_lines(self, path: Path) -> list[str]:
-        """The non-blank lines of a log file, verified and opened without following a link
-        ([] when the file or the folder does not exist)."""
+    def _read_lines(self, path: Path) -> list[bytes]:
+        """The non-blank lines of a log file (each with its newline, the last one without when
+        it is torn), verified and opened without following a link ([] when the file or the
+        folder does not exist)."""
         try:
             with private_dir(self._folder) as folder:
                 fd = open_private_file(path, dir_fd=folder)
         except FileNotFoundError:
             return []
-        with open(fd, encoding="utf-8") as handle:
+        with open(fd, "rb") as handle:
             return [line for line in handle if line.strip()]
 
     def read(self, session_id: str) -> list[LogEntry]:
@@ -221,8 +269,12 @@ class EventLog:
         line, and a torn line an append marked with ``log.torn_line``, are skipped (the marker
         entries themselves are returned).
 
+        A line naming another session (``session_id``: a misdirected write, a pasted line) is
+        ignored.
+
         Raises:
-            EventLogCorruptError: for any other malformed line.
+            EventLogCorruptError: for any other malformed line (not JSON, not UTF-8, fields of
+                the wrong type).
             UnsafeStoreEntryError: the folder or the file is a link or the wrong kind of entry.
             InsecurePermissionsError: the folder or the file is not owner-only.
         """
@@ -232,9 +284,10 @@ class EventLog:
         entries: list[LogEntry] = []
         for number, (line, entry) in enumerate(zip(lines, parsed, strict=True), start=1):
             if entry is not None:
-                entries.append(entry)
+                if entry.session_id is None or entry.session_id == session_id:
+                    entries.append(entry)
                 continue
-            if number == len(lines) and not line.endswith("\n"):
+            if number == len(lines) and not line.endswith(b"\n"):
                 break  # torn last write
             following = parsed[number] if number < len(parsed) else None
             if following is not None and following.type == TORN_LINE:
@@ -273,21 +326,28 @@ class EventLog:
         created = next((e for e in entries if e.type == "session.created"), None)
         if created is None:
             raise SessionStoreError(f"session {session_id}: log has no session.created entry")
-        title: str | None = created.data.get("title")
+        data = created.data
+        title = _text(data, "title", created)
         for entry in entries:
             if entry.type == "session.title_assigned":
-                title = entry.data.get("title")
-        data = created.data
+                title = _text(entry.data, "title", entry)
         return SessionRecord(
             id=session_id,
             created_at=created.ts,
-            model=data.get("model"),
-            provider=data.get("provider"),
-            system_prompt=data.get("system_prompt"),
-            parent_id=data.get("parent_id"),
+            model=_text(data, "model", created),
+            provider=_text(data, "provider", created),
+            system_prompt=_text(data, "system_prompt", created),
+            parent_id=_text(data, "parent_id", created),
             title=title,
             messages=replay(entries),
         )
+
+
+def _text(data: Mapping[str, Any], key: str, entry: LogEntry) -> str | None:
+    value = data.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise EventLogCorruptError(f"log entry {entry.seq}: {key} is not a string")
 
 
 def replay(entries: Iterable[LogEntry], messages: Sequence[Message] = ()) -> tuple[Message, ...]:
@@ -318,19 +378,48 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def _line(seq: int, ts: datetime, type: str, data: Mapping[str, Any]) -> bytes:
-    doc = {"seq": seq, "ts": ts.isoformat(), "type": type, "data": data}
+def _new_id() -> str:
+    return secrets.token_hex(8)
+
+
+def _line(entry: LogEntry) -> bytes:
+    doc = {
+        "seq": entry.seq,
+        "ts": entry.ts.isoformat(),
+        "type": entry.type,
+        "data": entry.data,
+        "session_id": entry.session_id,
+        "id": entry.id,
+    }
     return json.dumps(doc, separators=(",", ":")).encode()
 
 
-def _parse(line: str) -> LogEntry | None:
+def _parse(line: bytes) -> LogEntry | None:
+    """The entry of one line; None for any malformed line (not UTF-8, not JSON, a field of the
+    wrong type)."""
     try:
-        raw = json.loads(line)
+        raw: Any = json.loads(line.decode("utf-8"))
+        if not isinstance(raw, dict):
+            return None
+        seq, ts, type_, data = raw["seq"], raw["ts"], raw["type"], raw["data"]
+        entry_id, session_id = raw.get("id"), raw.get("session_id")
+        if (
+            not isinstance(seq, int)
+            or isinstance(seq, bool)
+            or not isinstance(ts, str)
+            or not isinstance(type_, str)
+            or not isinstance(data, dict)
+            or not (entry_id is None or isinstance(entry_id, str))
+            or not (session_id is None or isinstance(session_id, str))
+        ):
+            return None
         return LogEntry(
-            seq=int(raw["seq"]),
-            ts=datetime.fromisoformat(raw["ts"]),
-            type=str(raw["type"]),
-            data=raw["data"],
+            seq=seq,
+            ts=datetime.fromisoformat(ts),
+            type=type_,
+            data=data,
+            id=entry_id,
+            session_id=session_id,
         )
     except (ValueError, KeyError, TypeError):
         return None

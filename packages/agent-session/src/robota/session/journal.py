@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Literal, TypeVar
 
 from robota.core.errors import JournalError
-from robota.core.journal import Journal, JournalRun, ToolRecord
+from robota.core.journal import AlreadyRecordedError, Journal, JournalRun, ToolRecord
 from robota.core.messages import JsonValue
 from robota.session._sqlite import SQLiteFile
 
@@ -139,6 +139,31 @@ class SQLiteJournal(Journal):
             )
             if cursor.rowcount != 1:
                 raise JournalError(f"run {run_id}: no started tool call {key}")
+
+        await self._run(op)
+
+    async def record_tool_result_once(self, run_id: str, key: str, result: JsonValue) -> None:
+        """One conditional write (``UPDATE ... WHERE result IS NULL``): of two connections
+        recording under one key at once, exactly one succeeds; the other gets
+        :class:`~robota.core.journal.AlreadyRecordedError` and nothing is replaced."""
+
+        def op(conn: sqlite3.Connection) -> None:
+            cursor = conn.execute(
+                "UPDATE journal_tools SET result=? WHERE run_id=? AND key=? AND result IS NULL",
+                (json.dumps(result), run_id, key),
+            )
+            if cursor.rowcount == 1:
+                return
+            row = conn.execute(
+                "SELECT 1 FROM journal_tools WHERE run_id=? AND key=?", (run_id, key)
+            ).fetchone()
+            if row is None:
+                raise JournalError(f"run {run_id}: no started tool call {key}")
+            raise AlreadyRecordedError(
+                f"run {run_id}: {key} already has a recorded result; it is never replaced",
+                run_id=run_id,
+                key=key,
+            )
 
         await self._run(op)
 

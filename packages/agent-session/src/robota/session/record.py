@@ -12,7 +12,7 @@ import json
 import secrets
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from robota.core.messages import Message, dump_messages, load_messages
 from robota.core.usage import Usage
@@ -122,27 +122,91 @@ class SessionRecord:
     def from_json(cls, text: str | bytes) -> SessionRecord:
         """Parse :meth:`to_json` output.
 
+        Every field is checked for its type (a count that is not an integer, a title that is
+        not a string, ...): a record that parses but would fail later is refused here.
+
         Raises:
             ValueError: for an unknown version or a malformed document.
         """
         doc: Any = json.loads(text)
         if not isinstance(doc, dict) or doc.get("version") != RECORD_FORMAT_VERSION:
             raise ValueError("unsupported session record (expected version 1)")
-        messages = load_messages(json.dumps({"version": 1, "messages": doc["messages"]}).encode())
-        return cls(
-            id=str(doc["id"]),
-            created_at=datetime.fromisoformat(doc["created_at"]),
-            updated_at=datetime.fromisoformat(doc["updated_at"]),
-            title=doc.get("title"),
-            model=doc.get("model"),
-            provider=doc.get("provider"),
-            system_prompt=doc.get("system_prompt"),
-            messages=tuple(messages),
-            usage=Usage(**doc.get("usage", {})),
-            parent_id=doc.get("parent_id"),
-            revision=int(doc.get("revision", 0)),
-            metadata=dict(doc.get("metadata") or {}),
+        fields: dict[str, Any] = doc
+        messages = load_messages(
+            json.dumps({"version": 1, "messages": fields["messages"]}).encode()
         )
+        revision = fields.get("revision", 0)
+        if not _is_int(revision):
+            raise ValueError("session record: revision is not an integer")
+        metadata = fields.get("metadata") or {}
+        if not isinstance(metadata, dict):
+            raise ValueError("session record: metadata is not an object")
+        return cls(
+            id=_required_text(fields, "id"),
+            created_at=datetime.fromisoformat(_required_text(fields, "created_at")),
+            updated_at=datetime.fromisoformat(_required_text(fields, "updated_at")),
+            title=_optional_text(fields, "title"),
+            model=_optional_text(fields, "model"),
+            provider=_optional_text(fields, "provider"),
+            system_prompt=_optional_text(fields, "system_prompt"),
+            messages=tuple(messages),
+            usage=_usage(fields.get("usage", {})),
+            parent_id=_optional_text(fields, "parent_id"),
+            revision=int(revision),
+            metadata=dict(cast("dict[str, Any]", metadata)),
+        )
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _required_text(doc: dict[str, Any], key: str) -> str:
+    value = doc[key]
+    if not isinstance(value, str):
+        raise ValueError(f"session record: {key} is not a string")
+    return value
+
+
+def _optional_text(doc: dict[str, Any], key: str) -> str | None:
+    value = doc.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"session record: {key} is not a string")
+    return value
+
+
+_USAGE_COUNTS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+    "requests",
+)
+
+
+def _usage(raw: object) -> Usage:
+    if not isinstance(raw, dict):
+        raise ValueError("session record: usage is not an object")
+    doc = cast("dict[str, Any]", raw)
+    unknown = set(doc) - {*_USAGE_COUNTS, "details", "partial"}
+    if unknown:
+        raise ValueError(f"session record: unknown usage fields {sorted(unknown)}")
+    counts: dict[str, int] = {}
+    for key in _USAGE_COUNTS:
+        value = doc.get(key, 0)
+        if not _is_int(value):
+            raise ValueError(f"session record: usage {key} is not an integer")
+        counts[key] = value
+    details = doc.get("details", {})
+    if not isinstance(details, dict) or not all(
+        isinstance(k, str) and _is_int(v) for k, v in cast("dict[object, object]", details).items()
+    ):
+        raise ValueError("session record: usage details are not integer counts")
+    partial = doc.get("partial", False)
+    if not isinstance(partial, bool):
+        raise ValueError("session record: usage partial is not a boolean")
+    return Usage(**counts, details=cast("dict[str, int]", details), partial=partial)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

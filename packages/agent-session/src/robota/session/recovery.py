@@ -26,11 +26,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from itertools import pairwise
 from typing import Literal
 
-from robota.core.messages import Message
+from robota.core.messages import AssistantMessage, Message, ToolResultMessage
 from robota.core.usage import Usage
-from robota.session.eventlog import EventLog, EventLogCorruptError, replay
+from robota.session.eventlog import EventLog, EventLogCorruptError, LogEntry, replay
 from robota.session.record import SessionRecord
 from robota.session.store import (
     SessionCorruptError,
@@ -40,6 +41,7 @@ from robota.session.store import (
 )
 
 __all__ = [
+    "EVENT_LOG_LAST",
     "EVENT_LOG_SEQ",
     "LoadedSession",
     "RecoverySource",
@@ -51,6 +53,11 @@ __all__ = [
 
 EVENT_LOG_SEQ = "event_log_seq"
 """Snapshot metadata key: the ``seq`` of the session's last log entry when it was saved."""
+
+EVENT_LOG_LAST = "event_log_last"
+"""Snapshot metadata key: the ``id`` of the session's last log entry when it was saved. Resume
+applies the entries after that one; when the log no longer holds it (truncated, deleted,
+restarted) the entries the snapshot lacks are found by comparing messages."""
 
 RecoverySource = Literal["snapshot", "snapshot+event_log", "event_log"]
 """Where a loaded session came from: the snapshot alone, the snapshot plus log entries written
@@ -144,7 +151,10 @@ async def load_session(store: SessionStore, log: EventLog | None, session_id: st
             session_id=session_id, snapshot_problem=problem, log_problem=str(exc)
         ) from exc
     last = entries[-1].seq if entries else 0
-    record = replace(record, metadata={EVENT_LOG_SEQ: last})
+    record = replace(
+        record,
+        metadata={EVENT_LOG_SEQ: last, EVENT_LOG_LAST: entries[-1].id if entries else None},
+    )
     changes = sum(1 for e in entries if e.type in _CHANGES)
     return LoadedSession(
         record=record,
@@ -159,28 +169,83 @@ _CHANGES = frozenset({"message.committed", "history.replaced"})
 
 
 def _complete(snapshot: SessionRecord, log: EventLog | None) -> LoadedSession:
-    """The snapshot plus what the log recorded after it."""
+    """The snapshot plus what the log recorded after it.
+
+    The entries after the one the snapshot names (:data:`EVENT_LOG_LAST`) are applied. When the
+    log does not hold that entry, or (for a snapshot that names none) its ``seq`` numbers go
+    backwards or end before the snapshot's position, the log was truncated, deleted or
+    restarted: the conversation is then completed by comparing messages
+    (:func:`_restarted_tail`), never by ``seq``.
+    """
     position = snapshot.metadata.get(EVENT_LOG_SEQ)
-    if log is None or not isinstance(position, int) or isinstance(position, bool):
+    marker = snapshot.metadata.get(EVENT_LOG_LAST)
+    has_position = isinstance(position, int) and not isinstance(position, bool)
+    if log is None or not (has_position or isinstance(marker, str)):
         return LoadedSession(record=snapshot, source="snapshot", snapshot="ok")
     try:
-        tail = [e for e in log.read(snapshot.id) if e.seq > position]
-        changes = [e for e in tail if e.type in _CHANGES]
-        messages = replay(changes, snapshot.messages) if changes else snapshot.messages
+        entries = log.read(snapshot.id)
+        tail = _tail(entries, marker, position if isinstance(position, int) else 0)
+        if tail is None:
+            messages = _restarted_tail(snapshot.messages, entries)
+            tail = entries
+            changes = [e for e in entries if e.type in _CHANGES]
+        else:
+            changes = [e for e in tail if e.type in _CHANGES]
+            messages = replay(changes, snapshot.messages) if changes else snapshot.messages
     except EventLogCorruptError as exc:
         return LoadedSession(
             record=snapshot, source="snapshot", snapshot="ok", log_problem=str(exc)
         )
-    if messages == snapshot.messages:  # e.g. a merge logged the history it saved
+    if messages == snapshot.messages or not tail:  # e.g. a merge logged the history it saved
         return LoadedSession(record=snapshot, source="snapshot", snapshot="ok")
     record = replace(
         snapshot,
         messages=messages,
-        metadata={**snapshot.metadata, EVENT_LOG_SEQ: tail[-1].seq},
+        metadata={**snapshot.metadata, EVENT_LOG_SEQ: tail[-1].seq, EVENT_LOG_LAST: tail[-1].id},
     )
     return LoadedSession(
         record=record, source="snapshot+event_log", snapshot="ok", replayed=len(changes)
     )
+
+
+def _tail(entries: Sequence[LogEntry], marker: object, position: int) -> list[LogEntry] | None:
+    """The entries written after the snapshot, or None when the log was truncated, deleted or
+    restarted since (so positions in it say nothing)."""
+    if isinstance(marker, str):
+        for index in range(len(entries) - 1, -1, -1):
+            if entries[index].id == marker:
+                return list(entries[index + 1 :])
+        return None
+    seqs = [e.seq for e in entries]
+    if any(b <= a for a, b in pairwise(seqs)):
+        return None  # seq went backwards or repeated: a restarted log, or two appenders
+    if position > (seqs[-1] if seqs else 0):
+        return None  # the log is shorter than it was at the save
+    return [e for e in entries if e.seq > position]
+
+
+def _restarted_tail(
+    snapshot: Sequence[Message], entries: Sequence[LogEntry]
+) -> tuple[Message, ...]:
+    """The snapshot's conversation completed from a log that no longer holds the snapshot's
+    position: from its last ``history.replaced`` (a whole conversation) when it has one and
+    that conversation extends the snapshot; otherwise the committed messages that follow the
+    longest stretch the snapshot already ends with."""
+    changes = [e for e in entries if e.type in _CHANGES]
+    if any(e.type == "history.replaced" for e in changes):
+        whole = replay(changes)
+        if tuple(whole[: len(snapshot)]) == tuple(snapshot):
+            return whole
+        changes = changes[
+            max(i for i, e in enumerate(changes) if e.type == "history.replaced") + 1 :
+        ]
+    logged = list(replay(changes))
+    overlap = 0
+    for size in range(min(len(snapshot), len(logged)), 0, -1):
+        if list(snapshot[len(snapshot) - size :]) == logged[:size]:
+            overlap = size
+            break
+    return (*snapshot, *logged[overlap:])
 
 
 async def store_recovered(store: SessionStore, loaded: LoadedSession) -> SessionRecord:
@@ -215,6 +280,11 @@ def merge_turn(
     and ``usage`` (this writer's unsaved usage) added to its total. Nothing of either writer is
     dropped; the title ``stored`` has wins.
 
+    A message ``stored`` already holds beyond what it shares with ``base`` (the other writer
+    recovered it from the log) is not appended again, and neither is an assistant message whose
+    tool call id, or a tool result whose call id, ``stored`` already has: a message is stored
+    once.
+
     Returns:
         The merged record (``stored``'s revision, so it saves over it) and how many messages
         were appended.
@@ -224,10 +294,38 @@ def merge_turn(
         if old != new:
             break
         common += 1
-    added = tuple(current[common:])
+    shared = 0
+    for old, new in zip(base, stored.messages, strict=False):
+        if old != new:
+            break
+        shared += 1
+    theirs = list(stored.messages[shared:])
+    calls = {c for m in stored.messages for c in _call_ids(m)}
+    answered = {c for m in stored.messages for c in _answer_ids(m)}
+    added_list: list[Message] = []
+    for message in current[common:]:
+        if message in theirs:
+            theirs.remove(message)
+            continue
+        if _call_ids(message) & calls or _answer_ids(message) & answered:
+            continue
+        added_list.append(message)
+    added = tuple(added_list)
     merged = replace(
         stored,
         messages=(*stored.messages, *added),
         usage=stored.usage + usage,
     )
     return merged, len(added)
+
+
+def _call_ids(message: Message) -> set[str]:
+    if isinstance(message, AssistantMessage):
+        return {call.id for call in message.tool_calls}
+    return set()
+
+
+def _answer_ids(message: Message) -> set[str]:
+    if isinstance(message, ToolResultMessage):
+        return {result.call_id for result in message.results}
+    return set()

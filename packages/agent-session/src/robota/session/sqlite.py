@@ -104,19 +104,36 @@ class SQLiteSessionStore(SessionStore):
         return stored
 
     async def get(self, session_id: str) -> SessionRecord:
-        def op(conn: sqlite3.Connection) -> str | None:
-            row = conn.execute("SELECT body FROM sessions WHERE id = ?", (session_id,)).fetchone()
-            return None if row is None else str(row[0])
+        """The stored record. A body that does not parse, has a field of the wrong type, names
+        another session or disagrees with its row's revision is unreadable
+        (:class:`SessionCorruptError`): it is never returned as this session's record."""
 
-        body = await self._run(op)
-        if body is None:
+        def op(conn: sqlite3.Connection) -> tuple[str, object] | None:
+            row = conn.execute(
+                "SELECT body, revision FROM sessions WHERE id = ?", (session_id,)
+            ).fetchone()
+            return None if row is None else (str(row[0]), row[1])
+
+        found = await self._run(op)
+        if found is None:
             raise SessionNotFoundError(f"no session {session_id!r}")
+        body, revision = found
         try:
-            return SessionRecord.from_json(body)
+            record = SessionRecord.from_json(body)
         except (ValueError, KeyError, TypeError) as exc:
             raise SessionCorruptError(
                 f"session {session_id}: stored record is corrupt: {exc}"
             ) from exc
+        if record.id != session_id:
+            raise SessionCorruptError(
+                f"session {session_id}: stored record is corrupt: it names session {record.id!r}"
+            )
+        if record.revision != revision:
+            raise SessionCorruptError(
+                f"session {session_id}: stored record is corrupt: revision {record.revision} "
+                f"disagrees with the store's {revision!r}"
+            )
+        return record
 
     async def save(self, record: SessionRecord) -> SessionRecord:
         stored = _stamp(record, record.revision + 1)

@@ -29,7 +29,7 @@ from robota.core.agent.pause import (
 )
 from robota.core.errors import JournalError
 from robota.core.journal.checkpoint import ContinuationError
-from robota.core.journal.port import Journal, JournalRun, WaitRecord
+from robota.core.journal.port import AlreadyRecordedError, Journal, JournalRun, WaitRecord
 from robota.core.journal.reconcile import ReconciliationError, StateDifference, WaitResponseError
 from robota.core.journal.replay import journal_write
 from robota.core.messages import JsonValue, ToolResultPart
@@ -181,12 +181,44 @@ class JournaledWaits:
         return merged
 
 
-async def save_response(journal: Journal, run_id: str, request_id: str, decision: Decision) -> None:
-    """Write one response (the caller checked it answers its own request)."""
-    await journal_write(
-        f"wait response {request_id}",
-        journal.record_wait_response(run_id, request_id, encode_response(request_id, decision)),
+def _already_answered(run_id: str, request_id: str) -> WaitResponseError:
+    return WaitResponseError(
+        f"request {request_id!r} of run {run_id} was answered before with a different "
+        "response; a saved response is never replaced",
+        reason="already_answered",
+        run_id=run_id,
+        request_id=request_id,
     )
+
+
+async def save_response(journal: Journal, run_id: str, request_id: str, decision: Decision) -> bool:
+    """Write one response (the caller checked it answers its own request). The write never
+    replaces a saved response: when another writer saved one first (e.g. a second host
+    answering at the same time), the saved one is read back.
+
+    Returns:
+        True when saved now, False when the same response was saved by someone else first.
+
+    Raises:
+        WaitResponseError: (``already_answered``) a different response was saved first.
+        JournalError: the write failed.
+    """
+    try:
+        await journal_write(
+            f"wait response {request_id}",
+            journal.record_wait_response(run_id, request_id, encode_response(request_id, decision)),
+        )
+    except AlreadyRecordedError:
+        run = await journal.load_run(run_id)
+        record = None if run is None else run.waits.get(request_id)
+        if (
+            record is not None
+            and record.response is not None
+            and _decode(run_id, record) == decision
+        ):
+            return False
+        raise _already_answered(run_id, request_id) from None
+    return True
 
 
 async def respond(
@@ -233,12 +265,5 @@ async def respond(
     if record.response is not None:
         if _decode(run_id, record) == decision:
             return False
-        raise WaitResponseError(
-            f"request {request_id!r} of run {run_id} was answered before with a different "
-            "response; a saved response is never replaced",
-            reason="already_answered",
-            run_id=run_id,
-            request_id=request_id,
-        )
-    await save_response(journal, run_id, request_id, decision)
-    return True
+        raise _already_answered(run_id, request_id)
+    return await save_response(journal, run_id, request_id, decision)

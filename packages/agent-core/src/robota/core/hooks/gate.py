@@ -26,8 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from robota.core.gate import Allow, Deny, GateVerdict, Substitute, ToolCallRequest, ToolGate
+from robota.core.hooks.config import HookConfig
 from robota.core.hooks.events import (
     HookEventName,
     HookInput,
@@ -49,6 +51,45 @@ Approver = Callable[[ToolCallRequest, str], Awaitable[bool]]
 
 def _json_arguments(arguments: Mapping[str, Any]) -> dict[str, JsonValue]:
     return {str(k): v for k, v in arguments.items()}
+
+
+def _safe_url(url: str | None) -> str | None:
+    """The URL without credentials, query or fragment (they may carry secrets)."""
+    if url is None:
+        return None
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if parts.port is not None:
+            host = f"{host}:{parts.port}"
+        return urlunsplit((parts.scheme, host, parts.path, "", ""))
+    except ValueError:
+        return "<invalid url>"
+
+
+def _hook_fingerprint(hook: HookConfig) -> dict[str, JsonValue]:
+    """What identifies one hook: event, type, matcher, id, command / URL / handler name, and
+    the *names* (never the values) of its environment variables and headers."""
+    handler = hook.handler
+    handler_name: str | None = None
+    if handler is not None:
+        module = getattr(handler, "__module__", None) or ""
+        qualname = getattr(handler, "__qualname__", None) or type(handler).__qualname__
+        handler_name = f"{module}.{qualname}" if module else str(qualname)
+    env_names: list[JsonValue] = [*sorted(str(k) for k in hook.env)]
+    header_names: list[JsonValue] = [*sorted(str(k).lower() for k in hook.headers)]
+    return {
+        "event": str(hook.event.value),
+        "type": hook.type,
+        "matcher": hook.matcher,
+        "id": hook.id,
+        "command": hook.command,
+        "shell": hook.shell,
+        "url": _safe_url(hook.url),
+        "handler": handler_name,
+        "env": env_names,
+        "headers": header_names,
+    }
 
 
 class HookGate(ToolGate):
@@ -74,6 +115,22 @@ class HookGate(ToolGate):
         self._session_id = session_id
         self._cwd = cwd
         self._approve = approve
+
+    def journal_state(self) -> JsonValue:
+        """The tool-use hooks (``PreToolUse``, ``PostToolUse``, ``PostToolUseFailure``) in
+        declaration order — event, matcher, type, id, command, URL (without credentials or
+        query), callable's qualified name, env/header *names* — and whether an approver is
+        attached: what a continuation compares with the journaled run's checkpoint. Secrets
+        (env values, header values, URL credentials) are never fingerprinted."""
+        tool_events = {
+            HookEventName.PRE_TOOL_USE,
+            HookEventName.POST_TOOL_USE,
+            HookEventName.POST_TOOL_USE_FAILURE,
+        }
+        hooks: list[JsonValue] = [
+            _hook_fingerprint(h) for h in self._runner.hooks if h.event in tool_events
+        ]
+        return {"hooks": hooks, "approver": self._approve is not None}
 
     def _common(self, request: ToolCallRequest) -> dict[str, Any]:
         meta = request.metadata

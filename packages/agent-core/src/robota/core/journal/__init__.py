@@ -5,6 +5,7 @@ from robota.core.journal.checkpoint import CHECKPOINT_VERSION, Checkpoint, Conti
 from robota.core.journal.codec import decode_response, decode_result, encode_response, encode_result
 from robota.core.journal.port import (
     RESERVED_PREFIX,
+    AlreadyRecordedError,
     Journal,
     JournalRun,
     MemoryJournal,
@@ -34,6 +35,7 @@ __all__ = [
     "INTERRUPTED_EFFECT_TEXT",
     "RESERVED_PREFIX",
     "Admission",
+    "AlreadyRecordedError",
     "Checkpoint",
     "ContinuationError",
     "Journal",

@@ -35,10 +35,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from robota.core.errors import JournalError
 from robota.core.messages import JsonValue
 
 __all__ = [
     "RESERVED_PREFIX",
+    "AlreadyRecordedError",
     "Journal",
     "JournalRun",
     "MemoryJournal",
@@ -53,6 +55,23 @@ _MODEL = "@model/"
 _RESIDENCY = "@residency/"
 _WAIT = "@wait/"
 _ADMITTED = "$robota.admitted"
+
+
+class AlreadyRecordedError(JournalError):
+    """A write that must not replace a recorded value found one (e.g. two hosts answering one
+    saved wait at once: the second never replaces the first's response).
+
+    Attributes:
+        run_id: The run.
+        key: The record's key.
+    """
+
+    code = "journal_already_recorded"
+
+    def __init__(self, message: str, *, run_id: str, key: str) -> None:
+        super().__init__(message)
+        self.run_id = run_id
+        self.key = key
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -161,6 +180,14 @@ class JournalRun:
         return max(steps) + 1 if steps else 0
 
 
+def _recorded_result(run: JournalRun, key: str) -> JsonValue | None:
+    if key.startswith(_WAIT):
+        wait = run.waits.get(key[len(_WAIT) :])
+        return None if wait is None else wait.response
+    record = run.tools.get(key)
+    return None if record is None else record.result
+
+
 def _names(value: JsonValue) -> tuple[str, ...]:
     loaded: Any = value.get("loaded") if isinstance(value, dict) else None
     if not isinstance(loaded, list):
@@ -253,9 +280,34 @@ class Journal(ABC):
         for a request already saved (it would drop a recorded response)."""
         await self.record_tool_start(run_id, f"{_WAIT}{request_id}", "@wait", request)
 
+    async def record_tool_result_once(self, run_id: str, key: str, result: JsonValue) -> None:
+        """Record a result only when none is recorded under ``key`` yet (compare-and-set).
+
+        The default checks with :meth:`load_run` and then writes with
+        :meth:`record_tool_result`; a backend shared by several processes must override it with
+        one atomic conditional write (as :class:`robota.session.SQLiteJournal` does).
+
+        Raises:
+            AlreadyRecordedError: a result is already recorded under ``key``.
+            JournalError: ``key`` was never started, or the write failed.
+        """
+        run = await self.load_run(run_id)
+        if run is not None and _recorded_result(run, key) is not None:
+            raise AlreadyRecordedError(
+                f"run {run_id}: {key} already has a recorded result; it is never replaced",
+                run_id=run_id,
+                key=key,
+            )
+        await self.record_tool_result(run_id, key, result)
+
     async def record_wait_response(self, run_id: str, request_id: str, response: JsonValue) -> None:
-        """Save the response to a saved request, before it is used."""
-        await self.record_tool_result(run_id, f"{_WAIT}{request_id}", response)
+        """Save the response to a saved request, before it is used; never replaces a saved
+        response.
+
+        Raises:
+            AlreadyRecordedError: a response is already saved for ``request_id``.
+        """
+        await self.record_tool_result_once(run_id, f"{_WAIT}{request_id}", response)
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release resources."""

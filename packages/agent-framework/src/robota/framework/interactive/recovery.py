@@ -31,6 +31,7 @@ from robota.session import (
     merge_turn,
     store_recovered,
 )
+from robota.session.recovery import EVENT_LOG_LAST
 
 __all__ = [
     "MERGE_ATTEMPTS",
@@ -79,15 +80,18 @@ async def save_record(
         unsaved_by_model: The same per model, included in ``record.metadata``'s per-model
             totals (:mod:`.usage`); a merge adds it to the newer record's totals.
         log: The session's event log; its position is recorded in the snapshot's metadata
-            (:data:`robota.session.EVENT_LOG_SEQ`) so resume can add what was logged later.
+            (:data:`robota.session.EVENT_LOG_SEQ`, :data:`robota.session.EVENT_LOG_LAST`) so
+            resume can add what was logged later.
 
     Raises:
         SessionConflictError: still conflicting after :data:`MERGE_ATTEMPTS` merges.
         SessionStoreError: the store failed.
     """
     if log is not None:
-        position = log.last_seq(record.id)
-        record = replace(record, metadata={**record.metadata, EVENT_LOG_SEQ: position})
+        position, last = log.last_position(record.id)
+        record = replace(
+            record, metadata={**record.metadata, EVENT_LOG_SEQ: position, EVENT_LOG_LAST: last}
+        )
     try:
         if record.revision == 0:
             return SaveOutcome(record=await store.create(record))

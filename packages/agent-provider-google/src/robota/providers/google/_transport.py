@@ -5,7 +5,8 @@ response it can read correctly.
 The SDK's own Server-Sent Events reader takes every line that is not ``data: …`` for a line of a
 raw JSON body, so a valid event stream with a keep-alive comment (``: keep-alive``), an
 ``event:``/``id:``/``retry:`` field or a ``ping`` event fails as unreadable. The body of an
-event-stream response is therefore re-framed here by the standard (WHATWG HTML §9.2.6): decoded
+event-stream response is therefore re-framed here by the standard (WHATWG HTML §9.2.6; its
+lines come from :class:`robota.core.sse.SseLineDecoder`, the rule every adapter shares): decoded
 as UTF-8 whatever charset it declares (a leading BOM skipped, invalid bytes → U+FFFD), lines
 ending at CRLF, CR or LF, comments and fields other than ``data`` dropped, ``ping`` events
 dropped, and each dispatched event handed on as ``data: …`` lines and a blank line — its data
@@ -28,67 +29,19 @@ too).
 
 from __future__ import annotations
 
-import codecs
 import json
-import math
-import re
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from contextlib import aclosing
 from typing import Any, cast
 
-import anyio
 import httpx
+from robota.core.sse import SseLineDecoder, with_idle_timeout
 from robota.providers.google._chunks import clean_response
 
-__all__ = ["LineDecoder", "SseRepairTransport", "reframe", "sending_through"]
+__all__ = ["SseRepairTransport", "reframe", "sending_through"]
 
-_LINE_END = re.compile(r"\r\n|\r|\n")
 _DROPPED_FIELDS = frozenset({"event", "id", "retry"})
 _HOP_HEADERS = ("content-encoding", "content-length", "transfer-encoding")
-
-
-class LineDecoder:
-    """Incremental bytes → lines of an event stream (UTF-8; a leading BOM skipped; invalid
-    bytes → U+FFFD; a line ending in CR is complete at once and an LF right after it, even in
-    the next chunk, is skipped).
-
-    Example:
-        >>> d = LineDecoder()
-        >>> d.feed(b"\\xef\\xbb\\xbfdata: \\xc3"), d.feed(b"\\xa9\\r"), d.feed(b"\\nx"), d.flush()
-        ([], ['data: é'], [], ['x'])
-    """
-
-    def __init__(self) -> None:
-        self._utf8 = codecs.getincrementaldecoder("utf-8-sig")("replace")
-        self._pending: list[str] = []  # the current line's text so far
-        self._skip_lf = False
-
-    def feed(self, chunk: bytes) -> list[str]:
-        """The lines ``chunk`` completes."""
-        return self._split(self._utf8.decode(chunk))
-
-    def flush(self) -> list[str]:
-        """The lines left at the end of the body (the last one when no line end closed it)."""
-        lines = self._split(self._utf8.decode(b"", final=True))
-        rest, self._pending = "".join(self._pending), []
-        return [*lines, rest] if rest else lines
-
-    def _split(self, text: str) -> list[str]:
-        if not text:
-            return []
-        if self._skip_lf:
-            self._skip_lf = False
-            text = text.removeprefix("\n")
-        if not text:
-            return []
-        parts = _LINE_END.split(text)
-        tail = parts.pop()
-        if parts:  # a line ended: the text so far opens it
-            parts[0] = "".join(self._pending) + parts[0]
-            self._pending = []
-        if tail:
-            self._pending.append(tail)  # a 5 MB line in 4 KB chunks is joined once, not 1000 times
-        self._skip_lf = text.endswith("\r")
-        return parts
 
 
 def _repaired(data: list[str]) -> list[str]:
@@ -159,29 +112,30 @@ async def reframe(
         >>> asyncio.run(collect())
         b'data: {"x": 1}\\n\\n'
     """
-    source = aiter(chunks)
-    decoder = LineDecoder()
+
+    def stalled() -> httpx.ReadTimeout:
+        return httpx.ReadTimeout(
+            f"no event within {event_timeout:g} s (keep-alive comments and pings do not count)",
+            request=request,
+        )
+
+    pieces = with_idle_timeout(_reframed(chunks), idle_timeout=event_timeout, on_timeout=stalled)
+    async with aclosing(pieces):
+        async for piece in pieces:
+            yield piece
+
+
+async def _reframed(chunks: AsyncIterator[bytes]) -> AsyncGenerator[bytes]:
+    """The re-framed text each chunk completes (when it completes any)."""
+    decoder = SseLineDecoder()
     framer = _Reframer()
-    ended = False
-    while not ended:
-        out: list[str] = []
-        deadline = math.inf if event_timeout is None else anyio.current_time() + event_timeout
-        with anyio.CancelScope(deadline=deadline) as scope:
-            while not out and not ended:
-                try:
-                    chunk = await anext(source)
-                except StopAsyncIteration:
-                    ended, lines = True, decoder.flush()
-                else:
-                    lines = decoder.feed(chunk)
-                out = [o for line in lines for o in framer.line(line)]
-        if scope.cancelled_caught:
-            raise httpx.ReadTimeout(
-                f"no event within {event_timeout:g} s (keep-alive comments and pings do not count)",
-                request=request,
-            )
+    async for chunk in chunks:
+        out = [o for line in decoder.feed(chunk) for o in framer.line(line)]
         if out:
             yield "".join(f"{o}\n" for o in out).encode()
+    out = [o for line in decoder.flush() for o in framer.line(line)]
+    if out:
+        yield "".join(f"{o}\n" for o in out).encode()
 
 
 class _Body(httpx.AsyncByteStream):

@@ -2,7 +2,7 @@
 stream is an answer only when it completed; anything else is a typed error).
 
 The SDK sends the request and classifies HTTP error statuses; the body of a successful status is
-read here, as raw Server-Sent Events (:mod:`._sse`), because the SDK's stream reader hides the
+read here, as raw Server-Sent Events (:mod:`robota.core.sse`, through :mod:`._sse`), because the SDK's stream reader hides the
 two facts completion depends on — whether ``data: [DONE]`` arrived and whether the body was an
 event stream at all. What can come back:
 
@@ -16,9 +16,9 @@ event stream at all. What can come back:
   stream;
 - a transport failure while reading: ``ProviderConnectionError`` / ``ProviderTimeoutError``
   (a body that cannot be decoded, e.g. a broken ``Content-Encoding``: ``MalformedResponseError``);
-- no event within the call's ``timeout`` (``ModelSettings.timeout``) of the previous one (or of
-  the response headers): ``ProviderTimeoutError``. The wait is measured per *event*, by this
-  module with :func:`anyio.fail_after`, not per socket read: a server that sends only
+- no event within the call's ``timeout`` (``ModelSettings.timeout``) of waiting since the
+  previous one (or the response headers): ``ProviderTimeoutError``. The wait is measured per *event*, by
+  :func:`robota.core.sse.with_idle_timeout`, not per socket read: a server that sends only
   ``: keep-alive`` comments, or nothing at all, ends the call instead of holding it open (the
   HTTP client's read timeout restarts at every comment, and an injected client may have none);
 - the end of the body: the assembler decides whether the surface's completion rule was met
@@ -34,7 +34,6 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, 
 from contextlib import aclosing
 from typing import Any, Protocol, cast
 
-import anyio
 import httpx
 from robota.core.errors import (
     MalformedResponseError,
@@ -43,11 +42,12 @@ from robota.core.errors import (
     RobotaError,
 )
 from robota.core.provider import EffortResolution, ModelResponse, ResponseCompleted, StreamEvent
+from robota.core.sse import iter_events, with_idle_timeout
 from robota.core.wire import describe_body, malformed
 from robota.providers.openai._client import PayloadRecorder
 from robota.providers.openai._common import decoding
 from robota.providers.openai._errors import classify_body, classify_error, error_object
-from robota.providers.openai._sse import SseDecoder, SseEvent
+from robota.providers.openai._sse import SseDecoder
 
 import openai
 
@@ -144,47 +144,31 @@ def not_a_stream(head: bytes, *, provider: str, api: str, request_id: str | None
     )
 
 
-async def _next_chunk(chunks: AsyncIterator[Any], deadline: float | None) -> bytes | None:
-    """The next chunk of the body, None at its end; TimeoutError past ``deadline``."""
-    try:
-        if deadline is None:
-            return cast(bytes, await anext(chunks))
-        with anyio.fail_after(max(0.0, deadline - anyio.current_time())):
-            return cast(bytes, await anext(chunks))
-    except StopAsyncIteration:
-        return None
+def _stalled(provider: str, api: str, limit: float | None) -> ProviderTimeoutError:
+    return ProviderTimeoutError(
+        f"{provider} {api}: no stream event within {limit}s (the call's timeout)",
+        provider=provider,
+    )
 
 
-async def _events(
-    response: Any, decoder: SseDecoder, provider: str, api: str, event_timeout: float | None
-) -> AsyncGenerator[SseEvent]:
-    """The events of the body as its bytes arrive (transport failures classified; no event
-    within ``event_timeout`` seconds of the previous one: ``ProviderTimeoutError``)."""
-    limit = event_timeout if event_timeout is not None and event_timeout > 0 else None
-    deadline = None if limit is None else anyio.current_time() + limit
+async def _body(
+    response: Any, provider: str, api: str, limit: float | None
+) -> AsyncGenerator[bytes]:
+    """The body's bytes as they arrive, a transport failure classified."""
     async with aclosing(response.aiter_bytes()) as chunks:
         while True:
             try:
-                chunk = await _next_chunk(chunks, deadline)
-            except TimeoutError as error:
-                raise ProviderTimeoutError(
-                    f"{provider} {api}: no stream event within {limit}s (the call's timeout)",
-                    provider=provider,
-                ) from error
+                chunk = cast(bytes, await anext(chunks))
+            except StopAsyncIteration:
+                return
+            except TimeoutError as error:  # a transport's own timeout, not an httpx one
+                raise _stalled(provider, api, limit) from error
             except Exception as error:
                 mapped = _transport_error(error, provider, api)
                 if mapped is None:
                     raise
                 raise mapped from error
-            if chunk is None:
-                break
-            events = decoder.feed(chunk)
-            if events and limit is not None:
-                deadline = anyio.current_time() + limit
-            for event in events:
-                yield event
-    for event in decoder.end():
-        yield event
+            yield chunk
 
 
 async def stream_call(
@@ -216,8 +200,14 @@ async def stream_call(
     response: Any = raw.http_response
     decoder = SseDecoder()
     done = False
+    limit = event_timeout if event_timeout is not None and event_timeout > 0 else None
+    events = with_idle_timeout(
+        iter_events(_body(response, provider, api, limit), decoder=decoder),
+        idle_timeout=limit,
+        on_timeout=lambda: _stalled(provider, api, limit),
+    )
     try:
-        async with aclosing(_events(response, decoder, provider, api, event_timeout)) as events:
+        async with aclosing(events):
             async for event in events:
                 if event.data == "[DONE]":
                     done = True

@@ -49,6 +49,7 @@ __all__ = [
     "Tier",
     "elide_tool_results",
     "fit_messages",
+    "flatten_to_transcript",
 ]
 
 Tier = Literal["tool_output", "conversation", "system"]
@@ -217,6 +218,74 @@ def elide_tool_results(
     return tuple(out), elided
 
 
+def flatten_to_transcript(
+    messages: Sequence[Message], *, keep_last: int = 1
+) -> tuple[Message, ...]:
+    """``messages`` with every run of tool exchanges (assistant messages that call tools and
+    tool-result messages) before the last ``keep_last`` messages replaced by one user message
+    holding a plain-text transcript of that run (calls and results as readable lines).
+
+    A transcript has no tool calls or results, so pairing cannot break, and it is one text part
+    that :func:`fit_messages` can cut to a single marker: the last resort for a history whose
+    *structure* alone (thousands of tiny tool calls) exceeds a window.
+    """
+    msgs = list(messages)
+    end = max(0, len(msgs) - max(0, keep_last))
+    out: list[Message] = []
+    run: list[Message] = []
+
+    def flush() -> None:
+        if run:
+            lines = [line for m in run for line in _transcript_lines(m)]
+            out.append(UserMessage(parts=(TextPart(text="\n".join(lines) or "(no content)"),)))
+            run.clear()
+
+    for message in msgs[:end]:
+        if isinstance(message, ToolResultMessage) or (
+            isinstance(message, AssistantMessage)
+            and any(isinstance(p, ToolCallPart) for p in message.parts)
+        ):
+            run.append(message)
+        else:
+            flush()
+            out.append(message)
+    flush()
+    return (*out, *msgs[end:])
+
+
+def _media_label(part: MediaPart) -> str:
+    return f"[{part.media_type} {part.media_kind}]"
+
+
+def _transcript_lines(message: Message) -> list[str]:
+    if isinstance(message, SystemMessage):
+        return [f"system: {message.content}"]
+    if isinstance(message, UserMessage):
+        texts = [p.text if isinstance(p, TextPart) else _media_label(p) for p in message.parts]
+        return ["user: " + "\n".join(texts)]
+    if isinstance(message, AssistantMessage):
+        out: list[str] = []
+        for part in message.parts:
+            if isinstance(part, TextPart):
+                out.append(f"assistant: {part.text}")
+            elif isinstance(part, ToolCallPart):
+                arguments = (
+                    json.dumps(part.arguments, default=str)
+                    if part.arguments is not None
+                    else part.raw_arguments
+                )
+                out.append(f"assistant called tool {part.name} ({part.id}): {arguments}")
+            elif isinstance(part, HostedToolResultPart):
+                out.append(f"hosted tool result: {json.dumps(part.content, default=str)}")
+        return out
+    out = []
+    for result in message.results:
+        texts = [p.text if isinstance(p, TextPart) else _media_label(p) for p in result.content]
+        flag = " (error)" if result.is_error else ""
+        out.append(f"tool {result.name} ({result.call_id}) result{flag}: " + "\n".join(texts))
+    return out
+
+
 # --- measuring --------------------------------------------------------------------------------
 
 
@@ -323,9 +392,33 @@ def _media_note(part: MediaPart, cap: int, notes: ElisionNotes) -> TextPart | No
     return TextPart(text=note) if len(note) < size else None
 
 
+def _part_chars(part: TextPart | MediaPart) -> int:
+    return len(part.text) if isinstance(part, TextPart) else _media_size(part)
+
+
+def _merged(
+    parts: Sequence[TextPart | MediaPart], cap: int, template: str, notes: ElisionNotes
+) -> TextPart:
+    """All of ``parts`` as one text part of about ``cap`` characters: the texts joined (media
+    replaced by their markers), cut to head and tail around one marker."""
+    pieces: list[str] = []
+    for part in parts:
+        if isinstance(part, TextPart):
+            pieces.append(part.text)
+        else:
+            note = _media_note(part, 0, notes)
+            pieces.append(note.text if note is not None else "")
+    text = "\n".join(pieces)
+    return TextPart(text=_cut(text, cap, template, notes) or text)
+
+
 def _user_parts(
     parts: Sequence[TextPart | MediaPart], cap: int, template: str, notes: ElisionNotes
 ) -> tuple[tuple[TextPart | MediaPart, ...], int]:
+    """Every part longer than ``cap`` shortened; when the content is made of several parts that
+    together still exceed ``cap`` (e.g. 50,000 small blocks an MCP server returned), the whole
+    content becomes one text part of about ``cap`` characters, so any content can be reduced
+    to one marker."""
     out: list[TextPart | MediaPart] = []
     changed = 0
     for part in parts:
@@ -340,7 +433,17 @@ def _user_parts(
         else:
             out.append(new)
             changed += 1
+    if len(out) > 1 and sum(_part_chars(p) for p in out) > cap:
+        merged = _merged(parts, cap, template, notes)
+        if _content_chars((merged,)) < _content_chars(out):
+            return (merged,), max(1, changed)
     return tuple(out), changed
+
+
+def _content_chars(parts: Sequence[TextPart | MediaPart]) -> int:
+    """Serialized characters of ``parts`` (as :func:`dump_messages` writes a tool result's
+    content)."""
+    return len(dump_messages([UserMessage(parts=tuple(parts))]))
 
 
 def _json_leaves(value: JsonValue, cap: int, notes: ElisionNotes) -> tuple[JsonValue, int]:

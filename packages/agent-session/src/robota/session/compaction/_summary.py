@@ -12,7 +12,9 @@ The summary request is sized for the compaction model before it is sent: it is p
 estimate, and shortened (:func:`~robota.session.compaction.fit_messages`: tool output first,
 oldest and largest first, head and tail kept around a readable marker) until it fits the
 model's context window less the answer's reserve and a margin. When even the shortest form
-cannot fit, :class:`SummaryTooLargeError` is raised and nothing is sent. The call goes through
+cannot fit, its tool exchanges are flattened into plain-text transcripts (no tool pairs, so
+pairing cannot break) and shortened again; only when even that cannot fit (the instruction
+alone exceeds the window) is :class:`SummaryTooLargeError` raised, and nothing is sent. The call goes through
 :class:`~robota.session.compaction.OverflowRecoveringProvider`, so a provider that still reports
 an overflow gets a smaller request, a bounded number of times.
 """
@@ -43,7 +45,12 @@ from robota.core.messages import (
 from robota.core.provider import ModelRequest, Provider
 from robota.core.settings import ModelSettings
 from robota.core.usage import Usage
-from robota.session.compaction._fit import ElisionNotes, fit_messages
+from robota.session.compaction._fit import (
+    ElisionNotes,
+    FitResult,
+    fit_messages,
+    flatten_to_transcript,
+)
 from robota.session.compaction._overflow import (
     WINDOW_MARGIN,
     OverflowRecoveringProvider,
@@ -82,6 +89,22 @@ class CompactionError(RobotaError):
 
     code = "compaction_failed"
     default_recoverable = True
+
+
+def _fit_source(
+    source: Sequence[Message], budget: int, protected: frozenset[int], notes: ElisionNotes | None
+) -> FitResult:
+    """Fit the summary request; when shortening every part is not enough (thousands of tiny
+    tool calls: the structure itself is too large), the tool exchanges are flattened into
+    plain-text transcripts (no tool pairs left to break) and that is shortened instead."""
+    fit = fit_messages(source, budget, protected=protected, notes=notes)
+    if fit.fits:
+        return fit
+    flat = flatten_to_transcript(source, keep_last=1)
+    if flat == tuple(source):
+        return fit
+    flat_fit = fit_messages(flat, budget, protected=frozenset({len(flat) - 1}), notes=notes)
+    return flat_fit if flat_fit.estimated_tokens < fit.estimated_tokens else fit
 
 
 class SummaryTooLargeError(CompactionError):
@@ -350,7 +373,7 @@ async def compact(
     sent = source
     changed = 0
     if window is not None and budget is not None:
-        fit = fit_messages(source, max(budget, 0), protected=protected, notes=notes)
+        fit = _fit_source(source, max(budget, 0), protected, notes)
         if not fit.fits:
             raise SummaryTooLargeError(
                 f"the summary request cannot fit {model!r}: even with every tool result and "
@@ -379,7 +402,7 @@ async def compact(
         reported = window_budget(error.context_window, answer)
         if reported is not None:
             target = min(target, reported)
-        fit = fit_messages(source, target, protected=protected, notes=notes)
+        fit = _fit_source(source, target, protected, notes)
         if fit.estimated_tokens >= refused_tokens:
             return None
         retries = attempt
