@@ -257,22 +257,47 @@ async def test_stored_dangling_tool_call_is_repaired_in_the_summary_request() ->
     assert record.removed == tuple(history[:4])  # the stored history is not rewritten
 
 
+async def test_thousands_of_tiny_plain_turns_still_fit_as_one_shortened_transcript() -> None:
+    history: list[Message] = []
+    for n in range(400):
+        history += [UserMessage.of(f"q{n}"), AssistantMessage(parts=(TextPart(text="a"),))]
+    provider = WindowedProvider([[text("summary")]], windows={"tiny": 4_096})
+
+    record = await compact(provider, "tiny", history)
+
+    [sent] = provider.requests
+    assert provider.refused == []
+    assert record.summary_request is not None
+    budget = record.summary_request.budget_tokens
+    assert budget is not None
+    assert record.summary_request.sent_tokens <= budget
+    texts = [
+        part.text
+        for message in sent.messages
+        if isinstance(message, UserMessage)
+        for part in message.parts
+        if isinstance(part, TextPart)
+    ]
+    [transcript] = [t for t in texts if t.startswith("user: q0")]
+    assert "user: q397" in transcript  # the whole older history, as one part
+
+
 async def test_summary_request_that_can_never_fit_is_refused_before_sending() -> None:
     history: list[Message] = []
     for n in range(400):
         history += [UserMessage.of(f"q{n}"), AssistantMessage(parts=(TextPart(text="a"),))]
     provider = WindowedProvider([[text("never")]], windows={"tiny": 4_096})
 
-    with pytest.raises(SummaryTooLargeError) as caught:
-        await compact(provider, "tiny", history)
-    with pytest.raises(SummaryTooLargeError):  # no room for the answer at all
+    with pytest.raises(SummaryTooLargeError) as caught:  # no room for the answer at all
+        await compact(provider, "tiny", history, max_answer_tokens=5_000)
+    with pytest.raises(SummaryTooLargeError):
         await compact(provider, "tiny", history[:8], max_answer_tokens=5_000)
 
     assert provider.requests == []
     assert provider.refused == []
     error = caught.value
     assert error.context_window == 4_096
-    assert error.budget_tokens == 4_096 - 1_024 - 409
+    assert error.budget_tokens == 4_096 - 5_000 - 409
     assert error.minimum_tokens > error.budget_tokens
     assert error.recoverable is False
 

@@ -219,7 +219,7 @@ def elide_tool_results(
 
 
 def flatten_to_transcript(
-    messages: Sequence[Message], *, keep_last: int = 1
+    messages: Sequence[Message], *, keep_last: int = 1, everything: bool = False
 ) -> tuple[Message, ...]:
     """``messages`` with every run of tool exchanges (assistant messages that call tools and
     tool-result messages) before the last ``keep_last`` messages replaced by one user message
@@ -227,7 +227,9 @@ def flatten_to_transcript(
 
     A transcript has no tool calls or results, so pairing cannot break, and it is one text part
     that :func:`fit_messages` can cut to a single marker: the last resort for a history whose
-    *structure* alone (thousands of tiny tool calls) exceeds a window.
+    *structure* alone (thousands of tiny tool calls) exceeds a window. With ``everything``,
+    every message before the last ``keep_last`` goes into one transcript (thousands of tiny
+    plain turns: then the whole older history is one part that can be cut to head and tail).
     """
     msgs = list(messages)
     end = max(0, len(msgs) - max(0, keep_last))
@@ -241,9 +243,13 @@ def flatten_to_transcript(
             run.clear()
 
     for message in msgs[:end]:
-        if isinstance(message, ToolResultMessage) or (
-            isinstance(message, AssistantMessage)
-            and any(isinstance(p, ToolCallPart) for p in message.parts)
+        if (
+            everything
+            or isinstance(message, ToolResultMessage)
+            or (
+                isinstance(message, AssistantMessage)
+                and any(isinstance(p, ToolCallPart) for p in message.parts)
+            )
         ):
             run.append(message)
         else:

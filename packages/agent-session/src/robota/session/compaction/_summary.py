@@ -96,15 +96,23 @@ def _fit_source(
 ) -> FitResult:
     """Fit the summary request; when shortening every part is not enough (thousands of tiny
     tool calls: the structure itself is too large), the tool exchanges are flattened into
-    plain-text transcripts (no tool pairs left to break) and that is shortened instead."""
+    plain-text transcripts (no tool pairs left to break) and that is shortened instead; when even
+    that is too large (thousands of tiny plain turns), the whole older history becomes one
+    transcript, shortened to head and tail."""
     fit = fit_messages(source, budget, protected=protected, notes=notes)
     if fit.fits:
         return fit
-    flat = flatten_to_transcript(source, keep_last=1)
-    if flat == tuple(source):
-        return fit
-    flat_fit = fit_messages(flat, budget, protected=frozenset({len(flat) - 1}), notes=notes)
-    return flat_fit if flat_fit.estimated_tokens < fit.estimated_tokens else fit
+    best = fit
+    for everything in (False, True):
+        flat = flatten_to_transcript(source, keep_last=1, everything=everything)
+        if flat == tuple(source):
+            continue
+        flat_fit = fit_messages(flat, budget, protected=frozenset({len(flat) - 1}), notes=notes)
+        if flat_fit.fits:
+            return flat_fit
+        if flat_fit.estimated_tokens < best.estimated_tokens:
+            best = flat_fit
+    return best
 
 
 class SummaryTooLargeError(CompactionError):
