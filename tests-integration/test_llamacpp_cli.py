@@ -99,6 +99,7 @@ def _run_streaming(home: Home, server: LlamaServer, task: str, *extra: str) -> S
         "--max-rounds",
         "1",
         "--no-title",
+        "--accept-truncated",  # a 270M base model rarely stops before the token limit
         *extra,
     ]
     with stderr_path.open("wb") as stderr_file:

@@ -149,6 +149,7 @@ def build_context(args: argparse.Namespace, env: Mapping[str, str] | None = None
         event_log=EventLog(paths.logs),
         background_dir=paths.background,
         max_rounds=args.max_rounds,
+        accept_truncated=args.accept_truncated,
         title=not args.no_title,
         title_provider=title_provider,
         agent_roots=(paths.home / "agents",),

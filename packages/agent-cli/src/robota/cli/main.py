@@ -64,6 +64,11 @@ def _common(parser: argparse.ArgumentParser) -> None:
         default=25,
         help="tool rounds per turn (0: no cap; default: %(default)s)",
     )
+    parser.add_argument(
+        "--accept-truncated",
+        action="store_true",
+        help="use an answer cut at the output token limit instead of failing (exit 4)",
+    )
     parser.add_argument("--no-title", action="store_true", help="do not name new sessions")
 
 

@@ -181,6 +181,7 @@ class SessionAssembly:
             tools=composed.tools,
             settings=self.config.model_settings,
             max_rounds=self.config.max_rounds,
+            accept_truncated=self.config.accept_truncated,
             gates=gates,
             sinks=[self._forwarder, LogSink(self)],
             history=tuple(history),

@@ -59,6 +59,8 @@ class SessionConfig:
         background_dir: Folder for background shell output (a private temp folder when None).
         model_settings: Agent-level model settings.
         max_rounds: Round budget per turn (0: none).
+        accept_truncated: Use an answer cut at the output token limit instead of failing the
+            turn with :class:`~robota.core.errors.TruncatedResponseError`.
         sinks: Observers of every event.
         title: Name the session after its first successful turn.
         title_provider: Provider for the title call (default: ``provider``); a host may pass
@@ -107,6 +109,7 @@ class SessionConfig:
     background_dir: Path | None = None
     model_settings: ModelSettings | None = None
     max_rounds: int = 25
+    accept_truncated: bool = False
     sinks: Sequence[EventSink] = ()
     title: bool = True
     title_provider: Provider | None = None
