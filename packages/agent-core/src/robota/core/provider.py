@@ -31,6 +31,7 @@ from robota.core.usage import Usage
 
 __all__ = [
     "UNKNOWN_ENDPOINT",
+    "DelegatingProvider",
     "EffortResolution",
     "EndpointProvenance",
     "ModelRequest",
@@ -332,3 +333,41 @@ class Provider(ABC):
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+class DelegatingProvider(Provider):
+    """Base of a provider that wraps another one (retrying, journaling, budgeting, recovering
+    from overflow): ``name`` and ``default_model`` are copied from ``inner``, and
+    :attr:`endpoint`, :meth:`model_info`, :meth:`capabilities`, :meth:`models`,
+    :meth:`count_tokens` and :meth:`aclose` are forwarded to it, so a wrapper changes only how
+    a call is made, never what is known about the model or where requests go. Subclasses
+    implement :meth:`stream`; a wrapper that does not own ``inner`` overrides :meth:`aclose`.
+
+    Args:
+        inner: The wrapped provider.
+    """
+
+    def __init__(self, inner: Provider) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.default_model = inner.default_model
+
+    @property
+    def endpoint(self) -> EndpointProvenance:
+        """The inner provider's endpoint (a wrapper does not change where requests go)."""
+        return self.inner.endpoint
+
+    def model_info(self, model: str) -> ModelInfo | None:
+        return self.inner.model_info(model)
+
+    def capabilities(self, model: str) -> ModelCapabilities:
+        return self.inner.capabilities(model)
+
+    def models(self) -> tuple[ModelInfo, ...]:
+        return self.inner.models()
+
+    async def count_tokens(self, request: ModelRequest) -> int | None:
+        return await self.inner.count_tokens(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

@@ -23,10 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
-from robota.core.capabilities import ModelCapabilities, ModelInfo
 from robota.core.errors import ConfigurationError, ProviderError
 from robota.core.provider import (
-    EndpointProvenance,
+    DelegatingProvider,
     ModelRequest,
     Provider,
     StreamEvent,
@@ -71,7 +70,7 @@ class RetryPolicy:
         return jitter * min(self.max_delay, self.base_delay * 2**retry)
 
 
-class RetryingProvider(Provider):
+class RetryingProvider(DelegatingProvider):
     """A :class:`~robota.core.provider.Provider` that retries another one's recoverable failures.
 
     Delegates ``name``, ``default_model``, :attr:`endpoint`, :meth:`model_info`,
@@ -99,10 +98,8 @@ class RetryingProvider(Provider):
         sleep: Callable[[float], Awaitable[Any]] = anyio.sleep,
         random: Callable[[], float] = _random.random,
     ) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.policy = policy if policy is not None else RetryPolicy()
-        self.name = inner.name
-        self.default_model = inner.default_model
         self._sleep = sleep
         self._random = random
 
@@ -152,26 +149,6 @@ class RetryingProvider(Provider):
                 return None
             delay = max(delay, error.retry_after)
         return max(delay, 0.0)
-
-    @property
-    def endpoint(self) -> EndpointProvenance:
-        """The inner provider's endpoint (retrying does not change where requests go)."""
-        return self.inner.endpoint
-
-    def model_info(self, model: str) -> ModelInfo | None:
-        return self.inner.model_info(model)
-
-    def capabilities(self, model: str) -> ModelCapabilities:
-        return self.inner.capabilities(model)
-
-    def models(self) -> tuple[ModelInfo, ...]:
-        return self.inner.models()
-
-    async def count_tokens(self, request: ModelRequest) -> int | None:
-        return await self.inner.count_tokens(request)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 def _finite(text: str) -> float | None:

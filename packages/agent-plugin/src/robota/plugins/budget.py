@@ -31,11 +31,10 @@ from decimal import Decimal
 from typing import ClassVar, Literal
 
 from robota.core.agent.events import ModelResponded
-from robota.core.capabilities import ModelCapabilities, ModelInfo
 from robota.core.errors import ConfigurationError, ErrorCategory, RobotaError
 from robota.core.events import Event
 from robota.core.gate import Allow, Deny, GateVerdict, ToolCallRequest, ToolGate
-from robota.core.provider import ModelRequest, Provider, StreamEvent
+from robota.core.provider import DelegatingProvider, ModelRequest, Provider, StreamEvent
 from robota.core.usage import Usage
 from robota.plugins.failures import GuardedSink
 
@@ -289,7 +288,7 @@ class UsageBudget(GuardedSink, ToolGate):
             )
 
 
-class BudgetedProvider(Provider):
+class BudgetedProvider(DelegatingProvider):
     """A :class:`~robota.core.provider.Provider` that refuses new calls once ``budget`` is spent.
 
     It only checks; the budget counts what it receives as an event sink, so pass the same
@@ -312,11 +311,9 @@ class BudgetedProvider(Provider):
     def __init__(self, inner: Provider, budget: UsageBudget, *, wrap_up_calls: int = 1) -> None:
         if wrap_up_calls < 0:
             raise ConfigurationError("BudgetedProvider.wrap_up_calls must not be negative")
-        self.inner = inner
+        super().__init__(inner)
         self.budget = budget
         self.wrap_up_calls = wrap_up_calls
-        self.name = inner.name
-        self.default_model = inner.default_model
         self._wrap_ups_used = 0
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
@@ -344,18 +341,3 @@ class BudgetedProvider(Provider):
         if self._wrap_ups_used >= self.wrap_up_calls:
             self.budget.check()
         self._wrap_ups_used += 1
-
-    def model_info(self, model: str) -> ModelInfo | None:
-        return self.inner.model_info(model)
-
-    def capabilities(self, model: str) -> ModelCapabilities:
-        return self.inner.capabilities(model)
-
-    def models(self) -> tuple[ModelInfo, ...]:
-        return self.inner.models()
-
-    async def count_tokens(self, request: ModelRequest) -> int | None:
-        return await self.inner.count_tokens(request)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 import anyio
-from robota.core.capabilities import ModelCapabilities, ModelInfo
 from robota.core.errors import JournalError
 from robota.core.events import Event
 from robota.core.journal.codec import decode_response, decode_result, encode_response, encode_result
@@ -34,7 +33,7 @@ from robota.core.journal.port import Journal, JournalRun, ToolRecord
 from robota.core.journal.reconcile import ReconciliationError, StateDifference, request_digest
 from robota.core.messages import JsonValue, TextPart, ToolCallPart, ToolResultPart
 from robota.core.provider import (
-    EndpointProvenance,
+    DelegatingProvider,
     ModelRequest,
     Provider,
     ResponseCompleted,
@@ -77,7 +76,7 @@ async def journal_write(what: str, coro: Any) -> None:
             ) from exc
 
 
-class JournaledProvider(Provider):
+class JournaledProvider(DelegatingProvider):
     """Wraps a provider so every model call is journaled before it is sent and its response
     before use, and settled calls are replayed on continuation.
 
@@ -105,9 +104,7 @@ class JournaledProvider(Provider):
         resend_unrecorded: bool = False,
         check_requests: bool = True,
     ) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.default_model = inner.default_model
+        super().__init__(inner)
         self._journal = journal
         self._run_id = run_id
         if isinstance(recorded, JournalRun):
@@ -121,20 +118,6 @@ class JournaledProvider(Provider):
         self._check = check_requests
         self.replayed = 0
         """How many model calls were answered from the journal."""
-
-    @property
-    def endpoint(self) -> EndpointProvenance:
-        """The inner provider's endpoint provenance."""
-        return self.inner.endpoint
-
-    def model_info(self, model: str) -> ModelInfo | None:
-        return self.inner.model_info(model)
-
-    def capabilities(self, model: str) -> ModelCapabilities:
-        return self.inner.capabilities(model)
-
-    async def count_tokens(self, request: ModelRequest) -> int | None:
-        return await self.inner.count_tokens(request)
 
     async def aclose(self) -> None:
         """Nothing to release: the inner provider is not owned by this wrapper."""

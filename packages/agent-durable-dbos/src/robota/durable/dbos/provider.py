@@ -21,12 +21,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from robota.core.capabilities import ModelCapabilities, ModelInfo
 from robota.core.errors import MalformedResponseError
 from robota.core.journal import ReconciliationError, decode_response, encode_response
 from robota.core.messages import JsonValue
 from robota.core.provider import (
-    EndpointProvenance,
+    DelegatingProvider,
     ModelRequest,
     Provider,
     ResponseCompleted,
@@ -44,7 +43,7 @@ MODEL_START_STEP = "robota.model_start"
 """DBOS step name of the "model call sent" marker."""
 
 
-class DBOSProvider(Provider):
+class DBOSProvider(DelegatingProvider):
     """Wraps a provider so each call runs as the DBOS steps :data:`MODEL_START_STEP` and
     :data:`MODEL_CALL_STEP`.
 
@@ -74,26 +73,13 @@ class DBOSProvider(Provider):
         *,
         resend_unrecorded_model_call: bool = False,
     ) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.default_model = inner.default_model
+        super().__init__(inner)
         self.nonce = nonce
         self.resend_unrecorded_model_call = resend_unrecorded_model_call
         self._calls = 0
 
-    @property
-    def endpoint(self) -> EndpointProvenance:
-        """The inner provider's endpoint provenance."""
-        return self.inner.endpoint
-
-    def model_info(self, model: str) -> ModelInfo | None:
-        return self.inner.model_info(model)
-
-    def capabilities(self, model: str) -> ModelCapabilities:
-        return self.inner.capabilities(model)
-
-    async def count_tokens(self, request: ModelRequest) -> int | None:
-        return await self.inner.count_tokens(request)
+    async def aclose(self) -> None:
+        """Nothing to release: the inner provider is not owned by this wrapper."""
 
     async def _start(self) -> JsonValue:
         return {"nonce": self.nonce}

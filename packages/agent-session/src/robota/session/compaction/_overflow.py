@@ -14,9 +14,13 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 
 from robota.core.agent.context import estimate_tokens
-from robota.core.capabilities import ModelCapabilities, ModelInfo
 from robota.core.errors import ContextWindowExceededError
-from robota.core.provider import EndpointProvenance, ModelRequest, Provider, StreamEvent
+from robota.core.provider import (
+    DelegatingProvider,
+    ModelRequest,
+    Provider,
+    StreamEvent,
+)
 from robota.session.compaction._fit import ElisionNotes, elide_tool_results, fit_messages
 
 __all__ = ["OverflowRecoveringProvider", "Shrink", "window_budget"]
@@ -44,7 +48,7 @@ def window_budget(window: int | None, answer_tokens: int | None) -> int | None:
     return budget if budget > 0 else None
 
 
-class OverflowRecoveringProvider(Provider):
+class OverflowRecoveringProvider(DelegatingProvider):
     """Provider decorator: on a provider-reported context overflow before any event was yielded,
     shrink the request and retry, at most ``max_attempts`` times.
 
@@ -80,32 +84,11 @@ class OverflowRecoveringProvider(Provider):
         shrink: Shrink | None = None,
         notes: ElisionNotes | None = None,
     ) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.default_model = inner.default_model
+        super().__init__(inner)
         self._max_attempts = max_attempts
         self._on_recover = on_recover
         self._shrink: Shrink = shrink or self._shrink_tool_output
         self._notes = notes or ElisionNotes()
-
-    @property
-    def endpoint(self) -> EndpointProvenance:
-        return self.inner.endpoint
-
-    def model_info(self, model: str) -> ModelInfo | None:
-        return self.inner.model_info(model)
-
-    def capabilities(self, model: str) -> ModelCapabilities:
-        return self.inner.capabilities(model)
-
-    def models(self) -> tuple[ModelInfo, ...]:
-        return self.inner.models()
-
-    async def count_tokens(self, request: ModelRequest) -> int | None:
-        return await self.inner.count_tokens(request)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         attempt = 0
