@@ -285,7 +285,7 @@ SCRIPT_FILES = {
 }
 """A program file of the workspace run by its interpreter: the same limit as ``python3 -c``.
 The gate judges the command line; what a script file (``s.sh``, a ``Makefile``, a test
-runner's config) does when it runs is the sandbox's concern (packages/agent-core/docs/
+runner's config) does when it runs is the sandbox's concern (docs/guides/
 permissions.md, "Limits of command evaluation"). Counted apart, like the interpreters."""
 
 

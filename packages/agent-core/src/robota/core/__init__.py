@@ -26,6 +26,7 @@ from robota.core.errors import (
     ErrorCategory,
     IncompleteToolCallError,
     MalformedResponseError,
+    MissingExtraError,
     ProviderError,
     RepeatedToolInputError,
     RobotaError,
@@ -88,6 +89,7 @@ __all__ = [
     "MalformedResponseError",
     "MediaPart",
     "Message",
+    "MissingExtraError",
     "ModelCapabilities",
     "ModelInfo",
     "ModelRegistry",
@@ -129,3 +131,12 @@ __all__ = [
     "merge_settings",
     "tool",
 ]
+
+
+def __getattr__(name: str) -> str:
+    """``__version__``: this distribution's installed version, read from its metadata on demand."""
+    if name == "__version__":
+        from importlib.metadata import version
+
+        return version("robota-agent-core")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

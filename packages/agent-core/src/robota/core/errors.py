@@ -27,6 +27,7 @@ __all__ = [
     "InternalServerError",
     "JournalError",
     "MalformedResponseError",
+    "MissingExtraError",
     "NotFoundError",
     "OverloadedError",
     "PermissionDeniedError",
@@ -121,6 +122,31 @@ class UnsupportedSettingError(ConfigurationError):
         super().__init__(message)
         self.setting = setting
         self.model = model
+
+
+class MissingExtraError(ConfigurationError, ImportError):
+    """An optional part of a distribution was used without its extra installed, e.g.
+    ``import robota.tools.mcp`` without ``mcp``.
+
+    Also an :class:`ImportError` (``name`` is the missing module), so ``except ImportError``
+    around an optional import keeps working. The message names the command that fixes it:
+    ``pip install "robota-agent-tools[mcp]"``.
+
+    Attributes:
+        module: The missing (or unusable) third-party module, e.g. ``"mcp"``.
+        distribution: The Robota distribution that declares the extra, e.g.
+            ``"robota-agent-tools"``.
+        extra: The extra's name, e.g. ``"mcp"``.
+    """
+
+    code = "missing_extra"
+
+    def __init__(self, message: str, *, module: str, distribution: str, extra: str) -> None:
+        super().__init__(message)
+        self.name = module
+        self.module = module
+        self.distribution = distribution
+        self.extra = extra
 
 
 class UnsupportedCapabilityError(ConfigurationError):

@@ -9,8 +9,16 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from genai_prices import Usage as PriceUsage
-from genai_prices import calc_price
+from robota.core.extras import raise_missing_extra
+
+try:
+    from genai_prices import Usage as PriceUsage
+    from genai_prices import calc_price
+except ImportError as error:
+    raise_missing_extra(
+        error, module="genai_prices", distribution="robota-agent-plugin", extra="prices"
+    )
+
 from robota.core.usage import Usage
 from robota.plugins.budget import PriceFunction
 

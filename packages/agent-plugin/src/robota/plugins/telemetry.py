@@ -45,11 +45,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from opentelemetry import trace
-from opentelemetry.context import Context
-from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvider
-from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
-from opentelemetry.util.types import AttributeValue
+from robota.core.extras import raise_missing_extra
+
+try:
+    from opentelemetry import trace
+    from opentelemetry.context import Context
+    from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvider
+    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+    from opentelemetry.util.types import AttributeValue
+except ImportError as error:
+    raise_missing_extra(
+        error, module="opentelemetry", distribution="robota-agent-plugin", extra="otel"
+    )
+
 from robota.core.agent.events import (
     ModelResponded,
     RoundCompleted,

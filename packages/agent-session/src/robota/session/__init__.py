@@ -52,3 +52,12 @@ __all__ = [
     "new_session_id",
     "store_recovered",
 ]
+
+
+def __getattr__(name: str) -> str:
+    """``__version__``: this distribution's installed version, read from its metadata on demand."""
+    if name == "__version__":
+        from importlib.metadata import version
+
+        return version("robota-agent-session")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

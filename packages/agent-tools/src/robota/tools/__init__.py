@@ -68,3 +68,12 @@ __all__ = [
     "detect_sandbox",
     "with_overrides",
 ]
+
+
+def __getattr__(name: str) -> str:
+    """``__version__``: this distribution's installed version, read from its metadata on demand."""
+    if name == "__version__":
+        from importlib.metadata import version
+
+        return version("robota-agent-tools")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -350,8 +350,8 @@ class Agent(ResumeEntryPoints, DirectToolCalls, RunSpecBuilder):
             >>> provider = ScriptedProvider([[tool_call("c1", "delete", {"path": "a"})], "Done."])
             >>> agent = Agent(provider, tools=[delete])
             >>> paused = anyio.run(agent.run_until_pause, "Delete a")
-            >>> [(p.key, p.name) for p in paused.pending]
-            [('c1', 'delete')]
+            >>> (len(paused.pending), paused.pending[0].key, paused.pending[0].name)
+            (1, 'c1', 'delete')
             >>> anyio.run(agent.resume, paused.state, {"c1": Approve()}).text
             'Done.'
 

@@ -1,5 +1,5 @@
 """Lifecycle hooks: events, configuration, executors, runner and the tool gate (seed 000,
-"Hook System"). See ``packages/agent-core/docs/hooks.md``."""
+"Hook System"). See ``docs/guides/hooks.md``."""
 
 from robota.core.hooks.config import (
     DEFAULT_TIMEOUT,

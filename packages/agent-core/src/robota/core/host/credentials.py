@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import pydantic
+from robota.core.extras import install_hint
 from robota.core.host.errors import (
     CredentialStoreError,
     InvalidCredentialKeyError,
@@ -98,7 +99,8 @@ class KeyringCredentialStore:
             import keyring
         except ImportError as error:
             raise CredentialStoreError(
-                "the keyring package is not installed (extra 'keyring')"
+                "the keyring package is not installed (extra 'keyring'): "
+                + install_hint("robota-agent-core", "keyring")
             ) from error
         return self._backend if self._backend is not None else keyring.get_keyring()
 

@@ -1,5 +1,5 @@
 """Permissions: rules, matchers, modes, remembered consent and the one evaluation order
-(seed 000, "Permission Argument Registry", "Permission System"). See ``docs/permissions.md``."""
+(seed 000, "Permission Argument Registry", "Permission System"). See ``docs/guides/permissions.md``."""
 
 from robota.core.permissions._outcome import Direction, Match
 from robota.core.permissions.consent import ConsentGrant, ConsentStore

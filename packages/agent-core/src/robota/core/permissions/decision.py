@@ -30,7 +30,7 @@ class Behavior(StrEnum):
 
 
 class DecisionStep(StrEnum):
-    """Which step of the one evaluation order produced the answer (see ``docs/permissions.md``)."""
+    """Which step of the one evaluation order produced the answer (see ``docs/guides/permissions.md``)."""
 
     DENY_RULE = "deny_rule"
     CEILING = "ceiling"

@@ -7,7 +7,9 @@ streamed Server-Sent Events verbatim). Replay matches on method and URL path —
 differ between clients — and serves interactions in recorded order; a request with no remaining
 matching interaction raises :class:`CassetteMissError`, which fails the test.
 
-Requires ``pyyaml`` (a test dependency; never imported by runtime code).
+Reading a cassette needs PyYAML, the ``cassettes`` extra (``pip install
+"robota-agent-core[cassettes]"``). It is imported on the first :func:`load_cassette` (which every
+provider's ``replay_provider`` calls), so importing this module works without it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+from robota.core.extras import require_extra
 
 __all__ = ["Cassette", "CassetteMissError", "Interaction", "load_cassette"]
 
@@ -130,9 +133,13 @@ def _response_body(response: Mapping[str, Any]) -> tuple[bytes, Any]:
 def load_cassette(path: str | Path) -> Cassette:
     """Read a vcrpy cassette file.
 
+    Needs the ``cassettes`` extra (PyYAML): ``pip install "robota-agent-core[cassettes]"``.
+
     Raises:
         ValueError: when the file is not a cassette (no ``interactions`` list).
+        MissingExtraError: PyYAML is not installed (the ``cassettes`` extra).
     """
+    require_extra("yaml", distribution="robota-agent-core", extra="cassettes")
     import yaml
 
     file = Path(path)

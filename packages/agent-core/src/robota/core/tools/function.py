@@ -68,8 +68,13 @@ class FunctionTool(Tool):
         risk: The tool's :class:`RiskClass` (None: undeclared, permission evaluation asks).
         permission_argument: The argument permission patterns match, as a
             :class:`PermissionArgument` or ``(key, kind)``; the key must be a parameter.
-        sequential, timeout, max_retries, residency, idempotent, strict, execution: See
-            :class:`~robota.core.tools.base.Tool` (timeout in seconds).
+        sequential: True to never run concurrently with other calls of the same batch.
+        timeout: Per-call timeout in seconds, or None for none.
+        max_retries: How many invalid-argument attempts the model gets per run.
+        residency: See :data:`~robota.core.tools.base.Residency`.
+        idempotent: True when re-running after a crash is safe (journal continuation).
+        execution: See :data:`~robota.core.tools.base.ToolExecution`.
+        strict: Ask vendors for strict argument adherence where supported.
 
     Raises:
         ConfigurationError: for an invalid name or an unknown permission-argument key.

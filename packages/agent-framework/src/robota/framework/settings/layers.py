@@ -7,7 +7,7 @@ explicit choice: command-line options, an embedding's code), the **user** layer,
 lower-trust **project** layers (the project file and the project-local file — both live in the
 repository, so both are project tier). Files are read user-first, project-later; the host
 layer is merged after them and the policy on top of everything. The per-key rules (the table
-in ``docs/settings.md``):
+in ``docs/guides/settings.md``):
 
 - ``provider`` / ``model`` / ``extra``: a later layer overrides.
 - ``default_trust_level``: the most restrictive value is kept.

@@ -24,3 +24,12 @@ __all__ = [
     "ModelSpec",
     "estimate_cost",
 ]
+
+
+def __getattr__(name: str) -> str:
+    """``__version__``: this distribution's installed version, read from its metadata on demand."""
+    if name == "__version__":
+        from importlib.metadata import version
+
+        return version("robota-agent-provider-anthropic")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -39,3 +39,12 @@ __all__ = [
     "parse_retry_after",
     "resolve_effort",
 ]
+
+
+def __getattr__(name: str) -> str:
+    """``__version__``: this distribution's installed version, read from its metadata on demand."""
+    if name == "__version__":
+        from importlib.metadata import version
+
+        return version("robota-agent-provider-openai")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

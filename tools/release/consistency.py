@@ -1,0 +1,36 @@
+"""What every release needs besides the API: each package has a CHANGELOG.md with an entry for its
+current version and its towncrier config, ships the root LICENSE unchanged, and declares ranges
+on its siblings that admit the siblings' current versions (so the workspace is installable from an
+index as it stands)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from packaging.specifiers import SpecifierSet
+
+from tools.release.workspace import ROOT, load_packages
+
+
+def problems(root: Path = ROOT) -> tuple[int, list[str]]:
+    """The number of packages checked and one line per problem found."""
+    packages = load_packages(root)
+    licence = (root / "LICENSE").read_bytes()
+    found: list[str] = []
+    for package in packages.values():
+        name = package.path.relative_to(root)
+        changelog = package.path / "CHANGELOG.md"
+        if not changelog.is_file():
+            found.append(f"{name}: no CHANGELOG.md")
+        elif f"## [{package.version}]" not in changelog.read_text(encoding="utf-8"):
+            found.append(f"{name}: CHANGELOG.md has no entry for {package.version}")
+        if not (package.path / "towncrier.toml").is_file():
+            found.append(f"{name}: no towncrier.toml")
+        own = package.path / "LICENSE"
+        if not own.is_file() or own.read_bytes() != licence:
+            found.append(f"{name}: LICENSE missing or not identical to the root LICENSE")
+        for sibling, spec in package.requires.items():
+            current = packages[sibling].version
+            if not SpecifierSet(spec).contains(current, prereleases=True):
+                found.append(f"{name}: requires {sibling}{spec}, which excludes {current}")
+    return len(packages), found

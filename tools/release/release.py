@@ -1,0 +1,184 @@
+"""``python -m tools.release bump <package> <major|minor|patch>``: release one package.
+
+Steps: refuse a dirty tree; ``uv version --bump`` the package; find the siblings whose declared
+range no longer admits the new version, move their range (:func:`compatible_range`) and give each a
+patch release with a changelog line saying so (repeated until nothing else must move); build every
+released package's CHANGELOG.md entry with towncrier from its ``changelog.d/`` fragments; refresh
+their API snapshots; ``uv lock``; one commit; one tag ``<dir>-v<version>`` per released package.
+A release whose public API breaks without the matching bump is refused (see
+:mod:`tools.release.api_check`). ``--dry-run`` prints the plan and changes nothing.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from tools.release import api_check
+from tools.release.workspace import (
+    ROOT,
+    Package,
+    compatible_range,
+    find_package,
+    load_packages,
+    set_sibling_range,
+)
+
+
+@dataclass(kw_only=True, slots=True)
+class Release:
+    """One package in a release plan.
+
+    Attributes:
+        package: The package as it is now.
+        bump: The ``uv version --bump`` kind (``patch`` for the siblings that follow).
+        version: The version it is released at.
+        moves: Sibling distribution -> the new range this package declares on it.
+    """
+
+    package: Package
+    bump: str
+    version: Version
+    moves: dict[str, str] = field(default_factory=dict[str, str])
+
+
+def _run(*args: str, root: Path) -> str:
+    done = subprocess.run(args, cwd=root, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"release: {' '.join(args)} failed:\n{done.stdout}{done.stderr}")
+    return done.stdout.strip()
+
+
+def plan(root: Path, name: str, bump: str) -> list[Release]:
+    """The releases that bumping ``name`` by ``bump`` makes: the package first, then every sibling
+    whose range must move."""
+    packages = load_packages(root)
+    first = find_package(packages, name)
+    new = _run(
+        "uv",
+        "version",
+        "--package",
+        first.dist,
+        "--bump",
+        bump,
+        "--dry-run",
+        "--short",
+        "--frozen",
+        root=root,
+    )
+    releases = {first.dist: Release(package=first, bump=bump, version=Version(new))}
+    queue = [first.dist]
+    while queue:
+        moved = releases[queue.pop(0)]
+        for package in packages.values():
+            spec = package.requires.get(moved.package.dist)
+            if spec is None or SpecifierSet(spec).contains(moved.version, prereleases=True):
+                continue
+            if package.dist not in releases:
+                v = package.version
+                patched = Version(f"{v.major}.{v.minor}.{v.micro + 1}")
+                releases[package.dist] = Release(package=package, bump="patch", version=patched)
+                queue.append(package.dist)
+            releases[package.dist].moves[moved.package.dist] = compatible_range(moved.version)
+    return list(releases.values())
+
+
+def describe(releases: list[Release]) -> str:
+    """The plan, one line per package and one per moved range."""
+    lines: list[str] = []
+    for r in releases:
+        lines.append(f"{r.package.dist} {r.package.version} -> {r.version} ({r.bump})")
+        lines += [f"    requires {sibling}{spec}" for sibling, spec in r.moves.items()]
+        lines.append(f"    tag {r.package.short}-v{r.version}")
+    return "\n".join(lines)
+
+
+def refusal(releases: list[Release]) -> str | None:
+    """Why the plan must not run (a public-API break the new version does not allow), or None."""
+    problems: list[str] = []
+    for r in releases:
+        try:
+            snapshot_version, old = api_check.read_snapshot(r.package)
+        except FileNotFoundError:
+            continue  # a package's first snapshot is taken by this release
+        new = api_check.public_api(r.package)
+        found = api_check.breaking_changes(r.package.module, old, new)
+        why = api_check.judge(snapshot_version, r.version, breaking=bool(found))
+        if why:
+            problems.append(f"{r.package.dist} {r.version}: {why}")
+            problems += [f"    {line}" for line in found]
+    return "\n".join(problems) if problems else None
+
+
+def release(root: Path, releases: list[Release]) -> list[str]:
+    """Carry out ``releases`` in the git checkout at ``root``; returns the tags made."""
+    if _run("git", "status", "--porcelain", root=root):
+        raise SystemExit("release: the working tree has changes; commit or stash them first")
+    for r in releases:
+        _run("uv", "version", "--package", r.package.dist, "--bump", r.bump, "--frozen", root=root)
+        for sibling, spec in r.moves.items():
+            set_sibling_range(r.package, sibling, spec)
+            fragment = r.package.path / "changelog.d" / f"+requires-{sibling}.changed.md"
+            fragment.write_text(f"Requires `{sibling}{spec}`.\n", encoding="utf-8")
+    fresh = load_packages(root)
+    for r in releases:
+        package = fresh[r.package.dist]
+        assert package.version == r.version, (package.dist, package.version, r.version)
+        _run(
+            sys.executable,
+            "-m",
+            "towncrier",
+            "build",
+            "--yes",
+            "--version",
+            str(r.version),
+            "--config",
+            str(package.path / "towncrier.toml"),
+            "--dir",
+            str(package.path),
+            root=root,
+        )
+        api_check.write_snapshot(package)
+    _run("uv", "lock", root=root)
+    _run("git", "add", "--all", root=root)
+    names = ", ".join(f"{r.package.dist} {r.version}" for r in releases)
+    _run("git", "commit", "--quiet", "-m", f"Release {names}", root=root)
+    tags = [f"{r.package.short}-v{r.version}" for r in releases]
+    for r, tag in zip(releases, tags, strict=True):
+        _run("git", "tag", "-a", tag, "-m", f"{r.package.dist} {r.version}", root=root)
+    return tags
+
+
+def bump(name: str, kind: str, *, dry_run: bool, root: Path = ROOT) -> int:
+    """The ``bump`` command: print the plan, then (unless ``dry_run``) release it."""
+    releases = plan(root, name, kind)
+    print(describe(releases))
+    if why := refusal(releases):
+        print(f"release: refused\n{why}", file=sys.stderr)
+        return 1
+    if dry_run:
+        return 0
+    tags = release(root, releases)
+    print(f"release: committed and tagged {' '.join(tags)}")
+    return 0
+
+
+def tag_all(root: Path = ROOT) -> int:
+    """Tag every package's current version on HEAD (once, for the first release); tags that exist
+    are left alone."""
+    if _run("git", "status", "--porcelain", root=root):
+        print("tag-all: the working tree has changes; commit them first", file=sys.stderr)
+        return 1
+    existing = set(_run("git", "tag", "--list", root=root).splitlines())
+    for package in load_packages(root).values():
+        if package.tag in existing:
+            print(f"tag-all: {package.tag} exists")
+            continue
+        _run("git", "tag", "-a", package.tag, "-m", f"{package.dist} {package.version}", root=root)
+        print(f"tag-all: {package.tag}")
+    return 0
