@@ -1,43 +1,50 @@
-"""The public-API check: each package's public API is kept as a committed snapshot
-(``packages/<dir>/api.json``) taken at release, and the current source is compared with it by
-griffe's breaking-change finder (``griffe.find_breaking_changes``, the engine of ``griffe check``).
+"""The public-API check: each package's public API is kept as a snapshot (``packages/<dir>/api.json``,
+see :mod:`tools.release.snapshot`) taken at release, and the current source is compared with it by
+griffe's breaking-change finder (``griffe.find_breaking_changes``, the engine of ``griffe check``)
+plus the comparisons griffe does not make: annotations, ``async``, removed or replaced base
+classes, constant and enum values, and class attributes that lose their default.
 
-The snapshot travels with the sources, so the check needs no git tags in the clone. It lists, one
-line per public path, what griffe's comparison reads: kind, class bases, parameters (name, kind,
-default) and return annotation. Public means what griffe means: a module's ``__all__``, else names
-without a leading underscore; class members include inherited ones; re-exports are followed to
-their definition inside the package (names re-exported from a sibling are kept by name only).
+The baseline is authoritative from git when the clone has the package's tags: the snapshot in the
+last release's tag ``<dir>-v<version>`` (``git show <tag>:packages/<dir>/api.json``); the committed
+file must then be that snapshot (or that snapshot plus additions, at the same version) until the
+version moves past the tag. Without tags the committed file is the baseline, and the check says so.
 
 The verdict (Semantic Versioning 2.0.0, items 4 and 8): a breaking change needs a minor bump while
-the snapshot's version is 0.x and a major bump from 1.0; anything less fails.
+the baseline's version is 0.x and a major bump from 1.0; anything less fails.
 """
 
 from __future__ import annotations
 
-import json
-import logging
+import subprocess
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TypeAlias
 
 import griffe
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
+from tools.release.snapshot import (
+    KINDS,
+    SNAPSHOT,
+    Entry,
+    SnapshotError,
+    parse,
+    public_api,
+)
 from tools.release.workspace import Package
 
-SNAPSHOT = "api.json"
-_KINDS = {
-    griffe.ParameterKind.positional_only: "/",
-    griffe.ParameterKind.positional_or_keyword: "",
-    griffe.ParameterKind.var_positional: "*",
-    griffe.ParameterKind.keyword_only: "kw",
-    griffe.ParameterKind.var_keyword: "**",
-}
-_KIND_OF = {code: kind for kind, code in _KINDS.items()}
+_KIND_OF = {code: kind for kind, code in KINDS.items()}
 
-# One snapshot line: ["module"], ["attribute"], ["class", [bases]] or
-# ["function", returns, [[name, kind], [name, kind, default], ...]].
-Entry: TypeAlias = list[object]
+__all__ = [
+    "SNAPSHOT",
+    "Baseline",
+    "SnapshotError",
+    "Verdict",
+    "baseline",
+    "breaking_changes",
+    "carried_only",
+    "check",
+    "head_snapshot",
+    "judge",
+]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -46,10 +53,11 @@ class Verdict:
 
     Attributes:
         package: The distribution name.
-        snapshot_version: The version the snapshot was taken at.
+        snapshot_version: The version of the baseline snapshot.
         version: The version in the package's pyproject.
         breakages: One line per breaking change (path: kind: old -> new).
         failure: Why the package fails, or None when it passes.
+        tagged: Whether the baseline came from a release tag (else the committed file).
     """
 
     package: str
@@ -57,140 +65,105 @@ class Verdict:
     version: Version
     breakages: list[str]
     failure: str | None
+    tagged: bool = False
 
 
-def public_api(package: Package) -> dict[str, Entry]:
-    """The public API of ``package``'s current source, path -> snapshot entry, sorted by path."""
-    return _public_api(package)[0]
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Baseline:
+    """The API the current source is compared with.
+
+    Attributes:
+        version: The version it was taken at.
+        api: Its entries, re-exports expanded.
+        tag: The release tag it comes from, or None for the committed file.
+    """
+
+    version: Version
+    api: dict[str, Entry]
+    tag: str | None
 
 
-def _public_api(package: Package) -> tuple[dict[str, Entry], dict[str, str]]:
-    logging.getLogger("griffe").setLevel(logging.ERROR)
-    root = griffe.load(
-        package.module,
-        search_paths=[str(package.src)],
-        resolve_aliases=True,
-        resolve_external=False,
-    )
-    entries: dict[str, Entry] = {}
-    origin: dict[str, str] = {}
-    _collect(root, package.module, entries, origin, frozenset())
-    return dict(sorted(entries.items())), origin
-
-
-def _collect(
-    obj: griffe.Object | griffe.Alias,
-    path: str,
-    out: dict[str, Entry],
-    origin: dict[str, str],
-    stack: frozenset[str],
-) -> None:
+def _git(package: Package, *args: str) -> str | None:
     try:
-        target = obj.final_target if isinstance(obj, griffe.Alias) else obj
-    except (griffe.AliasResolutionError, griffe.CyclicAliasError):
-        out[path] = ["attribute"]  # a re-export from outside the package: its name only
-        return
-    if target.path in stack or (isinstance(obj, griffe.Alias) and target.is_module):
-        out[path] = ["module"] if target.is_module else ["attribute"]
-        return
-    stack = stack | {target.path}
-    origin[path] = target.path
-    if isinstance(target, griffe.Function):
-        params = [_param(p) for p in target.parameters]
-        out[path] = ["function", _text(target.returns), params]
-        return
-    if isinstance(target, griffe.Class):
-        bases = [b if isinstance(b, str) else b.canonical_path for b in target.bases]
-        out[path] = ["class", bases]
-        members = target.all_members
-    elif isinstance(target, griffe.Module):
-        out[path] = ["module"]
-        members = target.members
-    else:
-        out[path] = ["attribute"]
-        return
-    for name, member in members.items():
-        if member.is_public:
-            _collect(member, f"{path}.{name}", out, origin, stack)
+        done = subprocess.run(
+            ["git", *args], cwd=package.path, capture_output=True, text=True, check=False
+        )
+    except OSError:
+        return None
+    return done.stdout if done.returncode == 0 else None
 
 
-def _param(param: griffe.Parameter) -> list[str]:
-    row = [param.name, _KINDS[param.kind or griffe.ParameterKind.positional_or_keyword]]
-    if param.default is not None:
-        row.append(str(param.default))
-    return row
+def _tags(package: Package) -> dict[Version, str]:
+    listed = _git(package, "tag", "--list", f"{package.short}-v*") or ""
+    found: dict[Version, str] = {}
+    for tag in listed.split():
+        try:
+            found[Version(tag.removeprefix(f"{package.short}-v"))] = tag
+        except InvalidVersion:
+            continue
+    return found
 
 
-def _text(value: object) -> str | None:
-    return None if value is None else str(value)
-
-
-def write_snapshot(package: Package) -> Path:
-    """Take ``package``'s snapshot at its current version; returns the file written."""
-    api = _compress(*_public_api(package))
-    lines = [f"  {json.dumps(path)}: {json.dumps(entry)}" for path, entry in sorted(api.items())]
-    head = {"package": package.dist, "version": str(package.version), "tool": "griffe"}
-    text = (
-        json.dumps(head, indent=2)[:-2] + ',\n  "api": {\n  ' + ",\n  ".join(lines) + "\n  }\n}\n"
-    )
-    target = package.path / SNAPSHOT
-    target.write_text(text, encoding="utf-8")
-    return target
-
-
-def read_snapshot(package: Package) -> tuple[Version, dict[str, Entry]]:
-    """The snapshot's version and entries (re-exports expanded).
+def baseline(package: Package) -> Baseline:
+    """The authoritative snapshot of ``package``'s last release.
 
     Raises:
-        FileNotFoundError: the package has no snapshot yet.
+        FileNotFoundError: no committed snapshot and no tagged one.
+        SnapshotError: a snapshot is corrupt, foreign or edited by hand, or the committed one
+            disagrees with the release tag's.
     """
-    data = json.loads((package.path / SNAPSHOT).read_text(encoding="utf-8"))
-    return Version(data["version"]), _expand(package.module, data["api"])
+    file = package.path / SNAPSHOT
+    where = f"packages/{package.short}/{SNAPSHOT}"
+    committed = parse(package, file.read_text(encoding="utf-8"), where) if file.is_file() else None
+    tags = _tags(package)
+    released = [v for v in tags if v <= package.version]
+    if tags and not released:
+        raise SnapshotError(
+            f"{package.dist}: version {package.version} is older than every release tag "
+            f"({', '.join(sorted(tags.values()))})"
+        )
+    top = _git(package, "rev-parse", "--show-toplevel")
+    rel = where if top is None else file.resolve().relative_to(top.strip()).as_posix()
+    text = None
+    if released and top is not None:
+        text = _git(package, "show", f"{tags[max(released)]}:{rel}")
+    if text is None:  # no tags in this clone (or the tag predates api.json)
+        if committed is None:
+            raise FileNotFoundError(file)
+        return Baseline(version=committed[0], api=committed[1], tag=None)
+    last = max(released)
+    tag = tags[last]
+    version, api = parse(package, text, f"{tag}:{rel}")
+    if committed is None:
+        raise SnapshotError(
+            f"{package.dist}: {where} is missing; restore it with `git checkout {tag} -- {rel}`"
+        )
+    if package.version == last and (
+        committed[0] != version or breaking_changes(package.module, api, committed[1])
+    ):
+        raise SnapshotError(
+            f"{package.dist}: {where} is not the snapshot released as {tag} (edited by hand or "
+            f"retaken over a break); restore it with `git checkout {tag} -- {rel}`"
+        )
+    return Baseline(version=version, api=api, tag=tag)
 
 
-def _compress(api: dict[str, Entry], origin: dict[str, str]) -> dict[str, Entry]:
-    """Write a class or function reachable at several public paths once: its first path (fewest
-    dots) holds the entries, every other path is ``["=", first path]``."""
-    first: dict[str, str] = {}
-    out: dict[str, Entry] = {}
-    dropped: list[str] = []
-    for path in sorted(api, key=lambda p: (p.count("."), p)):
-        if any(path.startswith(f"{d}.") for d in dropped):
-            continue
-        seen = first.setdefault(origin.get(path, path), path)
-        if seen != path and api[path][0] in ("class", "function"):
-            out[path] = ["=", seen]
-            dropped.append(path)
-        else:
-            out[path] = api[path]
-    return out
-
-
-def _expand(module: str, api: dict[str, Entry]) -> dict[str, Entry]:
-    """The entries with every ``["=", path]`` replaced by a copy of that path's entries."""
-    children: dict[str, list[str]] = {}
-    for path in api:
-        if path != module:
-            children.setdefault(path.rsplit(".", 1)[0], []).append(path)
-
-    def walk(source: str, dest: str, out: dict[str, Entry], depth: int) -> None:
-        entry = api[source]
-        if entry[0] == "=":
-            if depth > 20:
-                raise ValueError(f"{SNAPSHOT}: references nest too deep at {source}")
-            walk(str(entry[1]), dest, out, depth + 1)
-            return
-        out[dest] = entry
-        for child in children.get(source, []):
-            walk(child, dest + child[len(source) :], out, depth)
-
-    expanded: dict[str, Entry] = {}
-    walk(module, module, expanded, 0)
-    return dict(sorted(expanded.items()))
+def head_snapshot(package: Package) -> Baseline | None:
+    """The snapshot committed at HEAD, when the working tree lacks it (None if HEAD has none)."""
+    top = _git(package, "rev-parse", "--show-toplevel")
+    if top is None:
+        return None
+    rel = (package.path / SNAPSHOT).resolve().relative_to(top.strip()).as_posix()
+    text = _git(package, "show", f"HEAD:{rel}")
+    if text is None or '"sha256"' not in text:
+        return None  # none, or one in the format before snapshots carried a sha256 (no baseline)
+    version, api = parse(package, text, f"HEAD:{rel}")
+    return Baseline(version=version, api=api, tag=None)
 
 
 def build_tree(module: str, api: dict[str, Entry]) -> griffe.Module:
-    """griffe objects from snapshot entries (the shape ``find_breaking_changes`` walks)."""
+    """griffe objects from snapshot entries (the shape ``find_breaking_changes`` walks). Bases,
+    annotations and values are left out: :func:`_more_breaks` compares them."""
     root = griffe.Module(module, modules_collection=griffe.ModulesCollection())
     objects: dict[str, griffe.Object] = {module: root}
     for path in sorted(api, key=lambda p: p.count(".")):
@@ -211,33 +184,91 @@ def _object(name: str, entry: Entry) -> griffe.Object:
     if kind == "module":
         return griffe.Module(name)
     if kind == "class":
-        bases = entry[1]
-        assert isinstance(bases, list)
-        return griffe.Class(name, bases=[str(b) for b in bases])
+        return griffe.Class(name)
     if kind == "function":
-        returns, rows = entry[1], entry[2]
-        assert isinstance(rows, list)
         params = [
             griffe.Parameter(
                 str(row[0]),
                 kind=_KIND_OF[str(row[1])],
-                default=str(row[2]) if len(row) > 2 else None,
+                default=str(row[2]) if len(row) > 2 and row[2] is not None else None,
             )
-            for row in rows
-            if isinstance(row, list)
+            for row in _rows(entry)
         ]
-        return griffe.Function(
-            name,
-            parameters=griffe.Parameters(*params),
-            returns=None if returns is None else str(returns),
-        )
+        return griffe.Function(name, parameters=griffe.Parameters(*params))
     return griffe.Attribute(name)
 
 
-def breaking_changes(module: str, old: dict[str, Entry], new: dict[str, Entry]) -> list[str]:
-    """griffe's breaking changes from API ``old`` to API ``new``, one line each."""
+def _rows(entry: Entry) -> list[list[object]]:
+    rows = entry[2] if len(entry) > 2 else []
+    return [row for row in rows if isinstance(row, list)] if isinstance(rows, list) else []
+
+
+def _norm(text: object) -> str | None:
+    return None if text is None else "".join(str(text).split())
+
+
+def _extras(entry: Entry) -> dict[str, object]:
+    extra = entry[1] if len(entry) > 1 else None
+    return extra if isinstance(extra, dict) else {}
+
+
+def _more_breaks(old: dict[str, Entry], new: dict[str, Entry]) -> list[tuple[str, str]]:
+    """What griffe does not compare, for every path in both APIs with the same kind."""
+    found: list[tuple[str, str]] = []
+    for path, before in old.items():
+        after = new.get(path)
+        if after is None or after[0] != before[0]:
+            continue  # griffe reports removals and kind changes
+        if before[0] == "class":
+            bases = [str(b) for b in before[1]] if isinstance(before[1], list) else []
+            now = [str(b) for b in after[1]] if isinstance(after[1], list) else []
+            if any(b not in now for b in bases):
+                found.append(
+                    (
+                        path,
+                        f"{path}: Base class was removed: [{', '.join(bases)}] -> [{', '.join(now)}]",
+                    )
+                )
+        elif before[0] == "function":
+            was, now_async = "async" in before[3:], "async" in after[3:]
+            if was != now_async:
+                what = "became a coroutine function" if now_async else "is no longer a coroutine"
+                found.append((path, f"{path}: Function {what}"))
+            r0, r1 = _norm(before[1]), _norm(after[1])
+            if r0 is not None and r1 is not None and r0 != r1:
+                found.append(
+                    (path, f"{path}: Return annotation changed: {before[1]} -> {after[1]}")
+                )
+            annotations = {str(r[0]): r[3] for r in _rows(before) if len(r) > 3}
+            for row in _rows(after):
+                a0 = _norm(annotations.get(str(row[0])))
+                a1 = _norm(row[3]) if len(row) > 3 else None
+                if a0 is not None and a1 is not None and a0 != a1:
+                    found.append(
+                        (
+                            path,
+                            f"{path}({row[0]}): Parameter annotation changed: "
+                            f"{annotations[str(row[0])]} -> {row[3]}",
+                        )
+                    )
+        elif before[0] == "attribute":
+            x0, x1 = _extras(before), _extras(after)
+            if "value" in x0 and x0.get("value") != x1.get("value"):
+                shown = x1.get("value", "(not a literal)")
+                found.append((path, f"{path}: Attribute value changed: {x0['value']} -> {shown}"))
+            if x1.get("required") and not x0.get("required"):
+                found.append((path, f"{path}: Attribute lost its default (now required)"))
+    return found
+
+
+def _breaks(module: str, old: dict[str, Entry], new: dict[str, Entry]) -> list[tuple[str, str]]:
     found = griffe.find_breaking_changes(build_tree(module, old), build_tree(module, new))
-    return sorted(_explain(b) for b in found)
+    return sorted({(b.obj.path, _explain(b)) for b in found} | set(_more_breaks(old, new)))
+
+
+def breaking_changes(module: str, old: dict[str, Entry], new: dict[str, Entry]) -> list[str]:
+    """The breaking changes from API ``old`` to API ``new``, one line each."""
+    return sorted(line for _, line in _breaks(module, old, new))
 
 
 def _explain(breakage: griffe.Breakage) -> str:
@@ -251,26 +282,64 @@ def _explain(breakage: griffe.Breakage) -> str:
     return f"{where}: {breakage.kind.value}{change}"
 
 
-def check(package: Package) -> Verdict:
-    """Compare ``package``'s source with its snapshot and judge the version bump."""
+def carried_only(package: Package) -> bool:
+    """Whether ``package`` has breaking changes and every one of them comes from a sibling: a
+    re-exported sibling object, or a member of a class with a sibling base (inherited)."""
     try:
-        snapshot_version, old = read_snapshot(package)
-    except FileNotFoundError:
+        base = baseline(package)
+    except (FileNotFoundError, SnapshotError):
+        return False
+    api, origin = public_api(package)
+    found = _breaks(package.module, base.api, api)
+    own = package.module
+
+    def foreign(path: str) -> bool:
+        where = origin.get(path, "")
+        if where and where != own and not where.startswith(f"{own}."):
+            return True
+        entry = api.get(path)
+        if entry and entry[0] == "class" and isinstance(entry[1], list):
+            return any(
+                not str(b).startswith(f"{own}.") and str(b).startswith("robota.") for b in entry[1]
+            )
+        return False
+
+    def carried(path: str) -> bool:
+        parts = path.split(".")
+        return any(foreign(".".join(parts[:n])) for n in range(len(parts), 0, -1))
+
+    return bool(found) and all(carried(path) for path, _ in found)
+
+
+def check(package: Package) -> Verdict:
+    """Compare ``package``'s source with its baseline snapshot and judge the version bump."""
+
+    def failed(why: str) -> Verdict:
         return Verdict(
             package=package.dist,
             snapshot_version=Version("0"),
             version=package.version,
             breakages=[],
-            failure=f"no {SNAPSHOT}; take one with `python -m tools.release api-snapshot "
-            f"{package.short}`",
+            failure=why,
         )
-    found = breaking_changes(package.module, old, public_api(package))
+
+    try:
+        base = baseline(package)
+    except FileNotFoundError:
+        return failed(
+            f"no {SNAPSHOT}; a first release takes one (`bump ... --first-release`), or "
+            f"restore it from git"
+        )
+    except SnapshotError as error:
+        return failed(str(error))
+    found = breaking_changes(package.module, base.api, public_api(package)[0])
     return Verdict(
         package=package.dist,
-        snapshot_version=snapshot_version,
+        snapshot_version=base.version,
         version=package.version,
         breakages=found,
-        failure=judge(snapshot_version, package.version, breaking=bool(found)),
+        failure=judge(base.version, package.version, breaking=bool(found)),
+        tagged=base.tag is not None,
     )
 
 

@@ -2,11 +2,14 @@
 
 Steps: refuse a dirty tree; ``uv version --bump`` the package; find the siblings whose declared
 range no longer admits the new version, move their range (:func:`compatible_range`) and give each a
-patch release with a changelog line saying so (repeated until nothing else must move); build every
-released package's CHANGELOG.md entry with towncrier from its ``changelog.d/`` fragments; refresh
-their API snapshots; ``uv lock``; one commit; one tag ``<dir>-v<version>`` per released package.
-A release whose public API breaks without the matching bump is refused (see
-:mod:`tools.release.api_check`). ``--dry-run`` prints the plan and changes nothing.
+patch release with a changelog line saying so (a minor one, major from 1.0, when the sibling's
+release breaks this package's own public API: every one of its breaking changes comes from a name
+it re-exports from a sibling or inherits from a sibling's class); repeated until nothing else must
+move; build every released package's CHANGELOG.md entry with towncrier from its ``changelog.d/``
+fragments; refresh their API snapshots; ``uv lock``; one commit; one tag ``<dir>-v<version>`` per
+released package. Refused before anything changes: a tag that already exists, a public API that
+breaks without the matching bump, a missing snapshot (unless ``--first-release``) or a corrupt one
+(see :mod:`tools.release.api_check`). ``--dry-run`` prints the plan and changes nothing.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from pathlib import Path
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from tools.release import api_check
+from tools.release import api_check, snapshot
 from tools.release.workspace import (
     ROOT,
     Package,
@@ -80,12 +83,29 @@ def plan(root: Path, name: str, bump: str) -> list[Release]:
             if spec is None or SpecifierSet(spec).contains(moved.version, prereleases=True):
                 continue
             if package.dist not in releases:
-                v = package.version
-                patched = Version(f"{v.major}.{v.minor}.{v.micro + 1}")
-                releases[package.dist] = Release(package=package, bump="patch", version=patched)
+                kind = _follow_bump(package)
+                releases[package.dist] = Release(
+                    package=package, bump=kind, version=_bumped(package.version, kind)
+                )
                 queue.append(package.dist)
             releases[package.dist].moves[moved.package.dist] = compatible_range(moved.version)
     return list(releases.values())
+
+
+def _follow_bump(package: Package) -> str:
+    """The bump of a sibling that follows a release: patch, or the breaking bump when its public
+    API breaks only through what it re-exports or inherits from a sibling."""
+    if api_check.carried_only(package):
+        return "minor" if package.version.major == 0 else "major"
+    return "patch"
+
+
+def _bumped(v: Version, kind: str) -> Version:
+    if kind == "major":
+        return Version(f"{v.major + 1}.0.0")
+    if kind == "minor":
+        return Version(f"{v.major}.{v.minor + 1}.0")
+    return Version(f"{v.major}.{v.minor}.{v.micro + 1}")
 
 
 def describe(releases: list[Release]) -> str:
@@ -98,27 +118,45 @@ def describe(releases: list[Release]) -> str:
     return "\n".join(lines)
 
 
-def refusal(releases: list[Release]) -> str | None:
-    """Why the plan must not run (a public-API break the new version does not allow), or None."""
+def refusal(releases: list[Release], *, first_release: bool = False) -> str | None:
+    """Why the plan must not run, or None: a public-API break the new version does not allow, a
+    corrupt snapshot, or a missing one (allowed only with ``first_release``)."""
     problems: list[str] = []
     for r in releases:
         try:
-            snapshot_version, old = api_check.read_snapshot(r.package)
+            base = api_check.baseline(r.package)
         except FileNotFoundError:
-            continue  # a package's first snapshot is taken by this release
-        new = api_check.public_api(r.package)
-        found = api_check.breaking_changes(r.package.module, old, new)
-        why = api_check.judge(snapshot_version, r.version, breaking=bool(found))
+            if first_release:
+                continue  # a package's first snapshot is taken by this release
+            problems.append(
+                f"{r.package.dist} {r.version}: no {api_check.SNAPSHOT}; restore it from git, "
+                "or pass --first-release if this is the package's first release"
+            )
+            continue
+        except api_check.SnapshotError as error:
+            problems.append(f"{r.package.dist} {r.version}: {error}")
+            continue
+        new = snapshot.public_api(r.package)[0]
+        found = api_check.breaking_changes(r.package.module, base.api, new)
+        why = api_check.judge(base.version, r.version, breaking=bool(found))
         if why:
             problems.append(f"{r.package.dist} {r.version}: {why}")
             problems += [f"    {line}" for line in found]
     return "\n".join(problems) if problems else None
 
 
+def taken_tags(root: Path, releases: list[Release]) -> list[str]:
+    """The tags the plan would create that already exist."""
+    existing = set(_run("git", "tag", "--list", root=root).split())
+    return [t for r in releases if (t := f"{r.package.short}-v{r.version}") in existing]
+
+
 def release(root: Path, releases: list[Release]) -> list[str]:
     """Carry out ``releases`` in the git checkout at ``root``; returns the tags made."""
     if _run("git", "status", "--porcelain", root=root):
         raise SystemExit("release: the working tree has changes; commit or stash them first")
+    if taken := taken_tags(root, releases):
+        raise SystemExit(f"release: refused: tag {', '.join(taken)} already exists")
     for r in releases:
         _run("uv", "version", "--package", r.package.dist, "--bump", r.bump, "--frozen", root=root)
         for sibling, spec in r.moves.items():
@@ -143,7 +181,7 @@ def release(root: Path, releases: list[Release]) -> list[str]:
             str(package.path),
             root=root,
         )
-        api_check.write_snapshot(package)
+        snapshot.write(package)
     _run("uv", "lock", root=root)
     _run("git", "add", "--all", root=root)
     names = ", ".join(f"{r.package.dist} {r.version}" for r in releases)
@@ -154,11 +192,30 @@ def release(root: Path, releases: list[Release]) -> list[str]:
     return tags
 
 
-def bump(name: str, kind: str, *, dry_run: bool, root: Path = ROOT) -> int:
+def news_fragments(package_dir: Path) -> list[Path]:
+    """The towncrier news fragments waiting in ``<package>/changelog.d/`` (its README excluded)."""
+    folder = package_dir / "changelog.d"
+    return sorted(f for f in folder.glob("*.md") if f.is_file() and f.name.lower() != "readme.md")
+
+
+def bump(
+    name: str, kind: str, *, dry_run: bool, first_release: bool = False, root: Path = ROOT
+) -> int:
     """The ``bump`` command: print the plan, then (unless ``dry_run``) release it."""
     releases = plan(root, name, kind)
     print(describe(releases))
-    if why := refusal(releases):
+    if taken := taken_tags(root, releases):
+        print(f"release: refused: tag {', '.join(taken)} already exists", file=sys.stderr)
+        return 1
+    named = releases[0]  # plan() puts the named package first
+    if not news_fragments(named.package.path):
+        print(
+            f"release: warning: {named.package.dist} has no news fragment in changelog.d/, so its "
+            "changelog entry will say 'No significant changes' (add one per user-visible change, "
+            "see changelog.d/README.md)",
+            file=sys.stderr,
+        )
+    if why := refusal(releases, first_release=first_release):
         print(f"release: refused\n{why}", file=sys.stderr)
         return 1
     if dry_run:

@@ -3,9 +3,7 @@ parts become extras"): ``MissingExtraError`` and ``robota-agent-core[cassettes]`
 
 from __future__ import annotations
 
-import subprocess
 import sys
-import textwrap
 from importlib.metadata import metadata
 from pathlib import Path
 
@@ -13,24 +11,13 @@ import pytest
 from robota.core import MissingExtraError, RobotaError
 from robota.core.errors import ConfigurationError, ErrorCategory
 from robota.core.extras import install_hint, raise_missing_extra, require_extra
-
-# Makes the named top-level packages look uninstalled, as in a venv without the extra.
-HIDE = """
-import importlib.abc, sys
-class _Hide(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] in HIDDEN:
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        return None
-sys.meta_path.insert(0, _Hide())
-"""
+from robota.core.testing.extras import run_without
 
 
 def run_hidden(hidden: set[str], code: str) -> str:
     """Run ``code`` in a fresh interpreter where ``hidden`` packages cannot be imported; return
     its stdout (the test fails on a non-zero exit, showing stderr)."""
-    program = f"HIDDEN = {sorted(hidden)!r}\n{HIDE}\n{textwrap.dedent(code)}"
-    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    done = run_without(hidden, code)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

@@ -3,21 +3,10 @@ the telemetry sink and the price function name their extra when it is missing (i
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 from importlib.metadata import metadata, requires
 
-# Makes the named top-level packages look uninstalled, as in a venv without the extra.
-HIDE = """
-import importlib.abc, sys
-class _Hide(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] in HIDDEN:
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        return None
-sys.meta_path.insert(0, _Hide())
-"""
+from robota.core.testing.extras import run_without
 
 OTEL = (
     "'opentelemetry' is not installed; robota-agent-plugin needs its 'otel' extra for this: "
@@ -51,11 +40,8 @@ for statement in STATEMENTS:
 
 
 def run_hidden(hidden: set[str], statements: list[str]) -> list[str]:
-    program = (
-        f"HIDDEN = {sorted(hidden)!r}\nSTATEMENTS = {statements!r}\n{HIDE}\n"
-        f"{textwrap.dedent(BUDGET)}\n{textwrap.dedent(TRY)}"
-    )
-    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    program = f"STATEMENTS = {statements!r}\n{textwrap.dedent(BUDGET)}\n{textwrap.dedent(TRY)}"
+    done = run_without(hidden, program)
     assert done.returncode == 0, done.stderr
     return done.stdout.splitlines()
 

@@ -248,3 +248,27 @@ def test_the_mutation_base_has_every_event_kind() -> None:
         "message_stop",
     }
     assert json.dumps(_BASE)
+
+
+# What str.splitlines takes for a line end but Server-Sent Events does not (older ``httpx`` line
+# readers split there): the adapter reads the stream by the standard, whatever the SDK version.
+SPLITLINES_ONLY = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+@pytest.mark.parametrize("char", list(SPLITLINES_ONLY), ids=[hex(ord(c)) for c in SPLITLINES_ONLY])
+async def test_a_splitlines_break_is_no_line_end(char: str) -> None:
+    body = sse(_BASE)
+    # a line holding only the character, at every event boundary: a field with no value, ignored
+    lone = body.replace(b"\n\n", f"\n\n{char}\n".encode())
+    got = await outcome(Server(body=lone).provider())
+    assert got.response is not None, got.error
+    assert got.response.message.text == _ANSWER_TEXT
+    # inside a JSON string: text (NEL, U+2028, U+2029), or a raw control character JSON forbids
+    assert body.count(b"the weather") == 1
+    inside = body.replace(b"the weather", f"the{char}weather".encode())
+    got = await outcome(Server(body=inside).provider())
+    if char in "\x85\u2028\u2029":
+        assert got.response is not None, got.error
+        assert got.response.message.text == _ANSWER_TEXT.replace("the weather", f"the{char}weather")
+    else:
+        _malformed(got)

@@ -201,6 +201,15 @@ GARBAGE: dict[str, tuple[bytes, type[RobotaError] | None]] = {
     "an error 503": (sse(_error(503, "UNAVAILABLE")), OverloadedError),
     "an error without code": (sse(_error(None, "UNAVAILABLE")), MalformedResponseError),
 }
+# What str.splitlines (so httpx's line reader before 0.28, which google-genai 3.3 reads through)
+# takes for a line end but Server-Sent Events does not: a line holding one is no data line.
+SPLITLINES_ONLY = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+for _char in SPLITLINES_ONLY:
+    GARBAGE[f"a line of {_char!r}"] = (f"{_char}\r\n\r\n".encode(), MalformedResponseError)
+    GARBAGE[f"{_char!r} before a data line"] = (
+        f"{_char}data: {{}}\r\n\r\n".encode(),
+        MalformedResponseError,
+    )
 
 
 def _boundaries(body: bytes) -> list[int]:
@@ -310,6 +319,29 @@ async def test_bodies_that_are_not_a_response_are_typed_errors(streaming: bool) 
         server.serve(status, body, {"content-type": content_type})
         outcome = await run(provider)
         assert type(outcome.error) is kind, f"{label}: {outcome.error or outcome.response!r}"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("char", list(SPLITLINES_ONLY), ids=[hex(ord(c)) for c in SPLITLINES_ONLY])
+async def test_a_splitlines_break_inside_a_chunk_is_text_not_a_line_end(char: str) -> None:
+    """Inside a JSON string NEL, U+2028 and U+2029 are text (the others must be escaped): the
+    answer keeps them, and a raw control character is a typed error, whatever line reader the
+    SDK uses."""
+    server = serving((200, b""))
+    provider = server.provider(streaming=True)
+    said = f"a{char}b"
+    body = json.dumps(candidate(text(said)), ensure_ascii=False)
+    server.serve(200, f"data: {body}\r\n\r\n".encode(), SSE)
+    outcome = await run(provider)
+    if char in "\x85\u2028\u2029":
+        assert outcome.response is not None, outcome.error
+        assert outcome.response.message.text == said
+    else:  # json.dumps escapes a C0 control: put it in raw, where JSON forbids it
+        server.serve(
+            200, f"data: {body.replace(json.dumps(char)[1:-1], char)}\r\n\r\n".encode(), SSE
+        )
+        outcome = await run(provider)
+        assert type(outcome.error) is MalformedResponseError, outcome.response
 
 
 STREAM_NAMES = [name for name, _ in _recorded(streams=True)]

@@ -157,6 +157,33 @@ def test_the_event_decoder_does_not_depend_on_line_endings_or_chunks(
     assert events(native, sorted(splits)) == events(body, [])
 
 
+# What str.splitlines takes for a line end but Server-Sent Events does not (older ``httpx`` line
+# readers split there): the adapter reads the stream by the standard, whatever the SDK version.
+SPLITLINES_ONLY = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("char", list(SPLITLINES_ONLY), ids=[hex(ord(c)) for c in SPLITLINES_ONLY])
+async def test_a_splitlines_break_is_no_line_end(char: str) -> None:
+    body = sse(chunk("Hello there"), chunk(finish="stop"), done=True)
+    server = Server()
+    provider = server.provider("chat")
+    # a line holding only the character, at every event boundary: a field with no value, ignored
+    server.body = body.replace(b"\n\n", f"\n\n{char}\n".encode())
+    got = await run(provider, stream=True)
+    assert got.response is not None, got.error
+    assert got.response.message.text == "Hello there"
+    # inside a JSON string: text (NEL, U+2028, U+2029), or a raw control character JSON forbids
+    server.body = body.replace(b"Hello there", f"Hello{char}there".encode())
+    got = await run(provider, stream=True)
+    if char in "\x85\u2028\u2029":
+        assert got.response is not None, got.error
+        assert got.response.message.text == f"Hello{char}there"
+    else:
+        assert isinstance(got.error, MalformedResponseError), got.response
+    await provider.aclose()
+
+
 FINISH = [
     ("stop", "stop"),
     ("length", "length"),

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import anyio
-from hypothesis import event, given, settings
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 from robota.core.agent.context import estimate_tokens
 from robota.core.agent.pairing import repair_pairing
@@ -175,6 +175,8 @@ def test_sent_summary_request_fits_or_a_typed_error_is_raised_before_sending(
 
 @settings(max_examples=200, deadline=None)
 @given(history=histories(), budget=st.integers(0, 200_000))
+# found by a draw: the marker for this prompt is shorter in characters, longer in UTF-8 bytes
+@example(history=[SystemMessage(content=("0123456789" * 8)[:74])], budget=0)
 def test_fit_keeps_protected_messages_and_tool_ids(history: list[Message], budget: int) -> None:
     messages = [*repair_pairing(history), UserMessage.of("instruction")]
     protected = frozenset({len(messages) - 1})

@@ -3,21 +3,9 @@ the extra when it is missing (issue 16, "Heavy optional parts become extras").""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
 from importlib.metadata import metadata, requires
 
-# Makes the named top-level packages look uninstalled, as in a venv without the extra.
-HIDE = """
-import importlib.abc, sys
-class _Hide(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] in HIDDEN:
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        return None
-sys.meta_path.insert(0, _Hide())
-"""
+from robota.core.testing.extras import run_without
 
 MESSAGE = (
     "'mcp' is not installed; robota-agent-tools needs its 'mcp' extra for this: "
@@ -26,8 +14,7 @@ MESSAGE = (
 
 
 def run_hidden(hidden: set[str], code: str) -> list[str]:
-    program = f"HIDDEN = {sorted(hidden)!r}\n{HIDE}\n{textwrap.dedent(code)}"
-    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    done = run_without(hidden, code)
     assert done.returncode == 0, done.stderr
     return done.stdout.splitlines()
 

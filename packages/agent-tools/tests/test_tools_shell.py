@@ -145,6 +145,37 @@ async def test_cancelling_a_shell_kills_the_group_with_grandchildren(
     assert not alive(grandchild)
 
 
+async def test_cancelling_while_the_shell_is_being_launched_kills_the_group(
+    workspace: Workspace, ctx: ToolContext[Any], tmp_path: Path
+) -> None:
+    # The process has started but its pipes are not connected yet (a loaded machine): a
+    # cancellation there must still stop the whole group, not leave it to the event loop (which
+    # kills the leader only) -- the grandchild would run on.
+    import asyncio
+
+    pids = tmp_path / "pids"
+    tool = ShellTool(workspace, kill_grace=0.5)
+    command = f"bash -c 'sleep 30 & echo $! > {pids}.grand; wait' & wait"
+    loop = asyncio.get_running_loop()
+    connect = loop.connect_read_pipe
+
+    with anyio.CancelScope() as scope:
+
+        async def slow_connect(*args: Any, **kwargs: Any) -> Any:
+            await wait_for_file(Path(f"{pids}.grand"))
+            scope.cancel()  # while open_process is still setting the process up
+            await asyncio.sleep(0.05)
+            return await connect(*args, **kwargs)
+
+        loop.connect_read_pipe = slow_connect  # type: ignore[method-assign]
+        try:
+            await tool.call({"command": command}, ctx)
+        finally:
+            loop.connect_read_pipe = connect  # type: ignore[method-assign]
+    assert scope.cancelled_caught
+    assert not alive(read_int(f"{pids}.grand"))
+
+
 async def test_finished_command_leaves_no_stray_children(
     workspace: Workspace, ctx: ToolContext[Any], tmp_path: Path
 ) -> None:

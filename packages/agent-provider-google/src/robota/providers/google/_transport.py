@@ -15,6 +15,15 @@ token counts marked unknown). Lines that are no SSE field at all pass through as
 SDK reads them as a raw JSON body, e.g. an error object spread over lines). An event still open
 when the body ends is not dispatched (the standard: "the incomplete event is not dispatched").
 
+Only ``\n`` ends a line of what the SDK is handed: the characters ``str.splitlines`` also takes
+for line ends (VT, FF, FS, GS, RS, NEL, U+2028, U+2029) are no line end in an event stream, but a
+line reader built on ``str.splitlines`` (``httpx`` before 0.28, which older SDKs read through)
+would split at them and could turn a corrupted line into a valid ``data:`` line. So NEL, U+2028
+and U+2029 are handed on as their JSON escapes (in valid JSON they occur only inside strings,
+where the escape means the same; outside a string both forms are invalid), and the C0 controls
+as U+001A (raw control characters are invalid anywhere in JSON, so the text stays invalid): the
+outcome does not depend on the SDK's or ``httpx``'s line reader.
+
 A JSON response declares no charset that counts (RFC 8259 §8.1: JSON between systems is UTF-8),
 so a ``charset`` parameter on a JSON or event-stream ``content-type`` is removed before the SDK
 decodes the body.
@@ -40,6 +49,16 @@ from robota.providers.google._chunks import clean_response
 
 __all__ = ["SseRepairTransport", "reframe", "sending_through"]
 
+_NOT_LINE_ENDS = str.maketrans(
+    {
+        **dict.fromkeys("\x0b\x0c\x1c\x1d\x1e", "\x1a"),
+        "\x85": "\\u0085",
+        "\u2028": "\\u2028",
+        "\u2029": "\\u2029",
+    }
+)
+"""What ``str.splitlines`` takes for a line end besides CR and LF → a form no reader splits at
+(see the module doc)."""
 _DROPPED_FIELDS = frozenset({"event", "id", "retry"})
 _HOP_HEADERS = ("content-encoding", "content-length", "transfer-encoding")
 
@@ -125,6 +144,12 @@ async def reframe(
             yield piece
 
 
+def _handed_on(lines: list[str]) -> bytes:
+    """``lines`` as the SDK is handed them: each ended by ``\n`` and holding no other character
+    a line reader may split at (see the module doc)."""
+    return "".join(f"{line.translate(_NOT_LINE_ENDS)}\n" for line in lines).encode()
+
+
 async def _reframed(chunks: AsyncIterator[bytes]) -> AsyncGenerator[bytes]:
     """The re-framed text each chunk completes (when it completes any)."""
     decoder = SseLineDecoder()
@@ -132,10 +157,10 @@ async def _reframed(chunks: AsyncIterator[bytes]) -> AsyncGenerator[bytes]:
     async for chunk in chunks:
         out = [o for line in decoder.feed(chunk) for o in framer.line(line)]
         if out:
-            yield "".join(f"{o}\n" for o in out).encode()
+            yield _handed_on(out)
     out = [o for line in decoder.flush() for o in framer.line(line)]
     if out:
-        yield "".join(f"{o}\n" for o in out).encode()
+        yield _handed_on(out)
 
 
 class _Body(httpx.AsyncByteStream):

@@ -64,6 +64,7 @@ ELIDED_TEXT = "[tool output elided to fit the context window]"
 """Body :func:`elide_tool_results` gives an elided tool result."""
 
 _EMPTY_CHARS = len(dump_messages([]))
+_EMPTY_TEXT_CHARS = len(dump_messages([SystemMessage(content="")]))
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -205,14 +206,18 @@ def elide_tool_results(
     positions = [i for i, m in enumerate(messages) if isinstance(m, ToolResultMessage)]
     targets = set(positions[: max(0, len(positions) - keep_last)])
     elided = 0
+    body = (TextPart(text=ELIDED_TEXT),)
+    body_chars = _content_chars(body)
     out: list[Message] = []
     for i, message in enumerate(messages):
         if i in targets and isinstance(message, ToolResultMessage):
             results: list[ToolResultPart] = []
             for result in message.results:
-                if result.text != ELIDED_TEXT:
+                # an elision never grows a result: one already shorter than the marker is kept
+                if result.content != body and _content_chars(result.content) > body_chars:
                     elided += 1
-                results.append(replace(result, content=(TextPart(text=ELIDED_TEXT),)))
+                    result = replace(result, content=body)
+                results.append(result)
             message = ToolResultMessage(results=tuple(results))
         out.append(message)
     return tuple(out), elided
@@ -300,6 +305,12 @@ def _size(message: Message) -> int:
     return len(dump_messages([message])) - _EMPTY_CHARS
 
 
+def _text_chars(text: str) -> int:
+    """Characters ``text`` takes in :func:`dump_messages` output (UTF-8 bytes, escapes
+    included) -- what the estimate counts, not ``len(text)``."""
+    return len(dump_messages([SystemMessage(content=text)])) - _EMPTY_TEXT_CHARS
+
+
 def _total(sizes: Sequence[int]) -> int:
     return _EMPTY_CHARS + sum(sizes) + max(0, len(sizes) - 1)
 
@@ -359,6 +370,8 @@ class _Trial:
             message, count = _shorten(self.msgs[i], own_cap, self.notes)
             if count:
                 size = _size(message)
+                if size >= self.sizes[i]:
+                    continue  # never grow a message (_shorten already guards each part)
                 replaced[i] = (message, size, count)
                 total += size - self.sizes[i]
         return _Outcome(total=total, replaced=replaced)
@@ -369,7 +382,8 @@ class _Trial:
 
 def _cut(text: str, cap: int, template: str, notes: ElisionNotes) -> str | None:
     """Head and tail of ``text`` (``cap`` characters together) around a marker, or None when
-    that would not be shorter."""
+    that would not be shorter as serialized (a marker of non-ASCII ``…`` can take more bytes
+    than a short ASCII text it replaces)."""
     length = len(text)
     if length <= cap:
         return None
@@ -378,7 +392,7 @@ def _cut(text: str, cap: int, template: str, notes: ElisionNotes) -> str | None:
     note = template.format(count=length - cap, why=notes.why)
     pieces = [text[:head], note, text[length - tail :] if tail else ""]
     out = "\n".join(p for p in pieces if p)
-    return out if len(out) < length else None
+    return out if _text_chars(out) < _text_chars(text) else None
 
 
 def _media_size(part: MediaPart) -> int:
@@ -395,7 +409,8 @@ def _media_note(part: MediaPart, cap: int, notes: ElisionNotes) -> TextPart | No
     note = notes.media.format(
         kind=part.media_kind, media_type=part.media_type, count=count, why=notes.why
     )
-    return TextPart(text=note) if len(note) < size else None
+    text = TextPart(text=note)
+    return text if _content_chars((text,)) < _content_chars((part,)) else None
 
 
 def _part_chars(part: TextPart | MediaPart) -> int:
@@ -503,16 +518,22 @@ def _assistant_part(
             raw = _cut(part.raw_arguments, cap, notes.argument, notes)
             if raw is None:
                 return part, 0
-            return replace(part, arguments={"raw_arguments": raw}, raw_arguments=""), 1
+            cut = replace(part, arguments={"raw_arguments": raw}, raw_arguments="")
+            return (cut, 1) if _part_size(cut) < _part_size(part) else (part, 0)
         if max(_json_chars(part.arguments), len(part.raw_arguments)) <= cap:
             return part, 0
         arguments, count = _json_leaves(part.arguments, cap, notes)
         if not count or not isinstance(arguments, dict):
             return part, 0
         # raw_arguments is what some adapters send verbatim: clear it so the cut ones are sent
-        return replace(part, arguments=arguments, raw_arguments=""), 1
+        cut = replace(part, arguments=arguments, raw_arguments="")
+        return (cut, 1) if _part_size(cut) < _part_size(part) else (part, 0)
     content, count = _json_leaves(part.content, cap, notes)
     return (replace(part, content=content), 1) if count else (part, 0)
+
+
+def _part_size(part: AssistantPart) -> int:
+    return _size(AssistantMessage(parts=(part,)))
 
 
 def _shorten(message: Message, cap: int, notes: ElisionNotes) -> tuple[Message, int]:
@@ -542,6 +563,8 @@ def _shorten(message: Message, cap: int, notes: ElisionNotes) -> tuple[Message, 
             return message, 0
         if not kept:
             kept.append(TextPart(text=notes.dropped.format(why=notes.why)))
-        return replace(message, parts=tuple(kept)), changed
+        shortened = replace(message, parts=tuple(kept))
+        # the marker for dropped reasoning may be longer than a little reasoning it replaces
+        return (shortened, changed) if _size(shortened) < _size(message) else (message, 0)
     content = _cut(message.content, cap, notes.system, notes)
     return (message, 0) if content is None else (SystemMessage(content=content), 1)

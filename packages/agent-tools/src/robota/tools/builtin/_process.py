@@ -23,6 +23,7 @@ from robota.core.tools.base import RiskClass
 
 __all__ = [
     "DEFAULT_KILL_GRACE",
+    "KILLED_WAIT",
     "SHELL",
     "fresh_environment",
     "group_alive",
@@ -36,6 +37,10 @@ SHELL = "/bin/bash"
 
 DEFAULT_KILL_GRACE = 2.0
 """Seconds a process group gets between ``SIGTERM`` and ``SIGKILL``."""
+
+KILLED_WAIT = 5.0
+"""Seconds :func:`terminate_group` waits for the group to empty after ``SIGKILL`` (a process in
+an uninterruptible kernel call exits only when the call returns)."""
 
 
 def fresh_environment(overrides: Mapping[str, str] | None) -> dict[str, str]:
@@ -126,7 +131,8 @@ async def terminate_group(
     pgid: int, *, grace: float = DEFAULT_KILL_GRACE, reap: Callable[[], object] = lambda: None
 ) -> None:
     """Stop every process of group ``pgid``: ``SIGTERM``, wait up to ``grace`` seconds for the
-    group to empty, then ``SIGKILL``.
+    group to empty, then ``SIGKILL`` and wait (up to :data:`KILLED_WAIT` seconds) until no
+    member is left running.
 
     Args:
         pgid: The process group (the session leader's pid).
@@ -138,12 +144,22 @@ async def terminate_group(
     except ProcessLookupError:
         reap()
         return
-    with anyio.move_on_after(grace):
+    if await _emptied(pgid, grace, reap):
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGKILL)
+    # A killed process is still listed until the kernel has run its exit (on a loaded machine
+    # that takes a while): wait for that too, so nothing of the group runs once this returns.
+    await _emptied(pgid, KILLED_WAIT, reap)
+    reap()
+
+
+async def _emptied(pgid: int, within: float, reap: Callable[[], object]) -> bool:
+    """Wait up to ``within`` seconds for group ``pgid`` to empty; True when it did."""
+    with anyio.move_on_after(within):
         while True:
             reap()
             if not group_alive(pgid):
-                return
+                return True
             await anyio.sleep(0.02)
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pgid, signal.SIGKILL)
-    reap()
+    return False

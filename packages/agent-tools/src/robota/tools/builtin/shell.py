@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import anyio
+from anyio.abc import Process
 from pydantic import BaseModel, ConfigDict, Field
 from robota.core.host.sandbox import (
     NoSandbox,
@@ -202,15 +203,23 @@ class ShellTool(BuiltinTool[ShellArgs]):
             raise ToolUsageError(f"the sandbox refused the command: {error.message}") from error
         timeout = min(args.timeout or self.default_timeout, self.max_timeout)
         buffer = HeadTailBuffer(self.bounds.max_bytes)
-        process = await anyio.open_process(
-            launch.argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            cwd=launch.cwd,
-            env=launch.env,
-            start_new_session=True,
-        )
+        # Shielded: a cancellation while the process is being set up (the pipes are connected
+        # after it has started) would leave it to the event loop, which kills only the leader
+        # (``bwrap``) and not the group it started; once launched, the ``finally`` below stops
+        # the whole group before the call returns.
+        launched: Process | None = None
+        with anyio.CancelScope(shield=True):
+            launched = await anyio.open_process(
+                launch.argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                cwd=launch.cwd,
+                env=launch.env,
+                start_new_session=True,
+            )
+        process = launched
+        assert process is not None  # a shielded scope is never cancelled
         stdout = process.stdout
         assert stdout is not None
         finished = anyio.Event()
