@@ -64,6 +64,9 @@ def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
         elif target.exists():
             target.unlink()  # deleted in the working tree
     _commit_all(base, "working tree")
+    # The repository's own release tags name older commits; each test makes the tags it needs.
+    if tags := _run("git", "tag", "--list", cwd=base).stdout.split():
+        _run("git", "tag", "-d", *tags, cwd=base)
     return base
 
 

@@ -237,6 +237,9 @@ def prepared(tmp_path_factory: pytest.TempPathFactory) -> Path:
         elif target.exists():
             target.unlink()  # deleted in the working tree
     _commit_all(base, "working tree")
+    # The repository's own release tags name older commits; each test makes the tags it needs.
+    if tags := _run("git", "tag", "--list", cwd=base).stdout.split():
+        _run("git", "tag", "-d", *tags, cwd=base)
     (base / _EXECUTOR / "probe.py").write_text(_PROBE)
     (base / _EXECUTOR / "_impl.py").write_text(_IMPL)
     (base / _EXECUTOR / "extra_mod.py").write_text(_EXTRA)

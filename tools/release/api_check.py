@@ -15,12 +15,14 @@ the baseline's version is 0.x and a major bump from 1.0; anything less fails.
 
 from __future__ import annotations
 
+import json
 import subprocess
 from dataclasses import dataclass
 
 import griffe
 from packaging.version import InvalidVersion, Version
 
+from tools.release import shape
 from tools.release.snapshot import (
     KINDS,
     SNAPSHOT,
@@ -93,15 +95,25 @@ def _git(package: Package, *args: str) -> str | None:
     return done.stdout if done.returncode == 0 else None
 
 
-def _tags(package: Package) -> dict[Version, str]:
+def _tags(package: Package) -> dict[Version, list[str]]:
+    """The package's release tags by version; several tags may name one version
+    (``-v0.2.0`` and ``-v0.2.0.0``): :func:`baseline` keeps only the exact one."""
     listed = _git(package, "tag", "--list", f"{package.short}-v*") or ""
-    found: dict[Version, str] = {}
+    found: dict[Version, list[str]] = {}
     for tag in listed.split():
         try:
-            found[Version(tag.removeprefix(f"{package.short}-v"))] = tag
+            found.setdefault(Version(tag.removeprefix(f"{package.short}-v")), []).append(tag)
         except InvalidVersion:
             continue
     return found
+
+
+def _snapshot_version(text: str) -> str | None:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return str(data.get("version")) if isinstance(data, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
 
 
 def baseline(package: Package) -> Baseline:
@@ -120,19 +132,25 @@ def baseline(package: Package) -> Baseline:
     if tags and not released:
         raise SnapshotError(
             f"{package.dist}: version {package.version} is older than every release tag "
-            f"({', '.join(sorted(tags.values()))})"
+            f"({', '.join(sorted(t for ts in tags.values() for t in ts))})"
         )
     top = _git(package, "rev-parse", "--show-toplevel")
     rel = where if top is None else file.resolve().relative_to(top.strip()).as_posix()
     text = None
+    tag = ""
     if released and top is not None:
-        text = _git(package, "show", f"{tags[max(released)]}:{rel}")
+        # the tag must be exactly <folder>-v<the version written in its snapshot>; an alias
+        # whose version compares equal (-v0.2.0.0) is ignored
+        for candidate in sorted(tags[max(released)]):
+            shown = _git(package, "show", f"{candidate}:{rel}")
+            if shown is not None and candidate == f"{package.short}-v{_snapshot_version(shown)}":
+                text, tag = shown, candidate
+                break
     if text is None:  # no tags in this clone (or the tag predates api.json)
         if committed is None:
             raise FileNotFoundError(file)
         return Baseline(version=committed[0], api=committed[1], tag=None)
     last = max(released)
-    tag = tags[last]
     version, api = parse(package, text, f"{tag}:{rel}")
     if committed is None:
         raise SnapshotError(
@@ -219,6 +237,7 @@ def _more_breaks(old: dict[str, Entry], new: dict[str, Entry]) -> list[tuple[str
         after = new.get(path)
         if after is None or after[0] != before[0]:
             continue  # griffe reports removals and kind changes
+        found += [(path, line) for line in shape.breaks(path, before, after)]
         if before[0] == "class":
             bases = [str(b) for b in before[1]] if isinstance(before[1], list) else []
             now = [str(b) for b in after[1]] if isinstance(after[1], list) else []

@@ -13,7 +13,6 @@ The file carries a sha256 of its contents: a snapshot edited by hand fails to lo
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import logging
@@ -23,6 +22,7 @@ from typing import TypeAlias
 import griffe
 from packaging.version import InvalidVersion, Version
 
+from tools.release import shape
 from tools.release.workspace import ROOT, Package, load_packages
 
 SNAPSHOT = "api.json"
@@ -35,7 +35,6 @@ KINDS = {
 }
 _ENTRY_KINDS = {"module", "attribute", "class", "function", "="}
 _ENUM_BASES = {"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"}
-_SCALARS = (int, float, str, bytes, bool, type(None))
 
 # One snapshot line: ["module"]; ["attribute"] or ["attribute", {"value": repr} | {"required":
 # true}]; ["class", [bases]]; ["function", returns, [[name, kind(, default(, annotation))], ...]]
@@ -91,7 +90,34 @@ def _load(module: str, paths: list[str]) -> tuple[dict[str, Entry], dict[str, st
     entries: dict[str, Entry] = {}
     origin: dict[str, str] = {}
     _collect(root, module, entries, origin, frozenset(), "module")
+    _confirm_at_runtime(module, paths, entries)
     return dict(sorted(entries.items())), origin
+
+
+def _confirm_at_runtime(module: str, paths: list[str], entries: dict[str, Entry]) -> None:
+    """Drop the public module-level names that do not resolve with ``getattr`` once the module is
+    imported (deleted with ``del``, defined only under ``if TYPE_CHECKING:``...), and record the
+    root module's ``__version__`` when it resolves (a module ``__getattr__``)."""
+    modules = [path for path, entry in entries.items() if entry[0] == "module"]
+    wanted: dict[str, list[str]] = {path: [] for path in modules}
+    for path in entries:
+        parent, _, name = path.rpartition(".")
+        if parent in wanted and path not in wanted:
+            wanted[parent].append(name)
+    wanted[module].append("__version__")
+    found = shape.present(paths, wanted)
+    if found is None:
+        raise SnapshotError(f"{module}: could not import the package to confirm its public names")
+    if "__version__" in found.get(module, set()):
+        entries[f"{module}.__version__"] = ["attribute"]
+    for parent, names in wanted.items():
+        if parent not in found:
+            continue  # a module that does not import here (a missing extra): not judged
+        for name in names:
+            if name not in found[parent]:
+                gone = f"{parent}.{name}"
+                for path in [p for p in entries if p == gone or p.startswith(f"{gone}.")]:
+                    del entries[path]
 
 
 def _collect(
@@ -116,10 +142,11 @@ def _collect(
         entry: Entry = ["function", _text(target.returns), [_param(p) for p in target.parameters]]
         if "async" in target.labels:
             entry.append("async")
+        entry.append(shape.function_extras(target))
         out[path] = entry
         return
     if isinstance(target, griffe.Class):
-        out[path] = ["class", [_base(b) for b in target.bases]]
+        out[path] = ["class", [_base(b) for b in target.bases], shape.class_extras(target)]
         members = target.all_members
         kind = "enum" if _is_enum(target, 0) else "class"
     elif isinstance(target, griffe.Module):
@@ -127,38 +154,11 @@ def _collect(
         members = target.members
         kind = "module"
     else:
-        out[path] = _attribute(target, parent)
+        out[path] = shape.attribute(target, parent)
         return
     for name, member in members.items():
         if member.is_public:
             _collect(member, f"{path}.{name}", out, origin, stack, kind)
-
-
-def _attribute(target: griffe.Object, parent: str) -> Entry:
-    if not isinstance(target, griffe.Attribute):
-        return ["attribute"]
-    value = None if target.value is None else " ".join(str(target.value).split())
-    if parent == "enum" and value is not None:
-        return ["attribute", {"value": _literal(value) or value}]
-    if parent == "module" and value is not None and (literal := _literal(value)):
-        return ["attribute", {"value": literal}]
-    if parent in ("class", "enum") and value is None and "property" not in target.labels:
-        # a declared field without a default (a dataclass or pydantic field a caller must pass)
-        return ["attribute", {"required": True}]
-    return ["attribute"]
-
-
-def _literal(text: str) -> str | None:
-    """``repr`` of a simple literal (a scalar or a tuple of scalars), else None."""
-    try:
-        value = ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
-    items = value if isinstance(value, tuple) else (value,)
-    if not all(isinstance(v, _SCALARS) for v in items):
-        return None
-    shown = repr(value)
-    return shown if len(shown) <= 200 else None
 
 
 def _base(base: str | griffe.Expr) -> str:
@@ -192,8 +192,7 @@ def _param(param: griffe.Parameter) -> list[str | None]:
     return row
 
 
-def _text(value: object) -> str | None:
-    return None if value is None else " ".join(str(value).split())
+_text = shape.text
 
 
 def _digest(package: str, version: str, api: dict[str, Entry]) -> str:

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from packaging.requirements import Requirement
-from packaging.version import Version
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,7 +30,9 @@ class Package:
         module: The import name (``robota.core``).
         version: The version in its pyproject.
         path: The package directory.
-        requires: Sibling distribution name -> the specifier it declares (``>=0.2,<0.3``).
+        requires: Sibling distribution name -> the specifier it declares (``>=0.2,<0.3``);
+            names are normalised, so ``robota_agent_core`` is the sibling ``robota-agent-core``.
+        spellings: Sibling distribution name -> every spelling of it the pyproject uses.
     """
 
     short: str
@@ -37,6 +41,7 @@ class Package:
     version: Version
     path: Path
     requires: dict[str, str]
+    spellings: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
 
     @property
     def tag(self) -> str:
@@ -53,7 +58,7 @@ def load_packages(root: Path = ROOT) -> dict[str, Package]:
     """Every package under ``root/packages``, keyed by distribution name, in directory order."""
     pyprojects = sorted((root / "packages").glob("*/pyproject.toml"))
     data = {p.parent: tomllib.loads(p.read_text(encoding="utf-8")) for p in pyprojects}
-    names = {d["project"]["name"] for d in data.values()}
+    names = {canonicalize_name(d["project"]["name"]): d["project"]["name"] for d in data.values()}
     packages: dict[str, Package] = {}
     for path, doc in data.items():
         project = doc["project"]
@@ -61,10 +66,13 @@ def load_packages(root: Path = ROOT) -> dict[str, Package]:
         for extra in project.get("optional-dependencies", {}).values():
             declared.extend(extra)
         requires: dict[str, str] = {}
+        spellings: dict[str, list[str]] = {}
         for line in declared:
             req = Requirement(line)
-            if req.name in names:
-                requires[req.name] = str(req.specifier)
+            sibling = names.get(canonicalize_name(req.name))
+            if sibling is not None:
+                requires[sibling] = str(req.specifier)
+                spellings.setdefault(sibling, []).append(req.name)
         packages[project["name"]] = Package(
             short=path.name,
             dist=project["name"],
@@ -72,6 +80,7 @@ def load_packages(root: Path = ROOT) -> dict[str, Package]:
             version=Version(project["version"]),
             path=path,
             requires=requires,
+            spellings=spellings,
         )
     return packages
 
@@ -100,12 +109,27 @@ def compatible_range(version: Version) -> str:
     return f">={version.major}.0,<{version.major + 1}"
 
 
+def is_compatible_range(specifier: str) -> bool:
+    """Whether ``specifier`` is exactly what :func:`compatible_range` writes for its floor
+    (``>=0.2,<0.3``; ``>=1.0,<2``): bounded on both sides, one compatible series."""
+    parts = [s for s in SpecifierSet(specifier)]
+    floors = [s for s in parts if s.operator == ">="]
+    if len(parts) != 2 or len(floors) != 1:
+        return False
+    try:
+        floor = Version(floors[0].version)
+    except InvalidVersion:
+        return False
+    return SpecifierSet(specifier) == SpecifierSet(compatible_range(floor))
+
+
 def set_sibling_range(package: Package, sibling: str, specifier: str) -> None:
     """Rewrite the specifier of every requirement on ``sibling`` in ``package``'s pyproject
     (dependencies and extras), leaving every other line as it is."""
     pyproject = package.path / "pyproject.toml"
     text = pyproject.read_text(encoding="utf-8")
-    pattern = re.compile(rf'"{re.escape(sibling)}(\[[^\]]*\])?\s*[<>=!~][^";]*(;[^"]*)?"')
+    spelled = "[-_.]+".join(re.escape(part) for part in re.split(r"[-_.]+", sibling))
+    pattern = re.compile(rf'"{spelled}(\[[^\]]*\])?\s*[<>=!~][^";]*(;[^"]*)?"', flags=re.IGNORECASE)
     new, count = pattern.subn(lambda m: f'"{sibling}{m[1] or ""}{specifier}{m[2] or ""}"', text)
     if count == 0:
         raise ValueError(f"{pyproject}: no versioned requirement on {sibling}")
