@@ -8,67 +8,26 @@ Nothing touches the repository the tests run from.
 from __future__ import annotations
 
 import importlib
-import os
-import shutil
-import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
 
-from tools.release.workspace import ROOT, load_packages
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # for the release_kit helpers
+from release_kit import clone_working_tree
+from release_kit import commit_all as _commit_all
+from release_kit import release as _release
+from release_kit import run as _run
+from release_kit import version as _version
 
-_GIT_ENV = {
-    "GIT_AUTHOR_NAME": "release test",
-    "GIT_AUTHOR_EMAIL": "release-test@example.invalid",
-    "GIT_COMMITTER_NAME": "release test",
-    "GIT_COMMITTER_EMAIL": "release-test@example.invalid",
-}
-
-
-def _run(*args: str, cwd: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, **_GIT_ENV, "UV_OFFLINE": "1"}
-    env.pop("VIRTUAL_ENV", None)
-    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
-    if check and done.returncode != 0:
-        raise AssertionError(f"{args} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
-    return done
-
-
-def _release(clone: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return _run(sys.executable, "-m", "tools.release", *args, cwd=clone, check=check)
-
-
-def _version(clone: Path, short: str) -> str:
-    doc = tomllib.loads((clone / "packages" / short / "pyproject.toml").read_text())
-    return doc["project"]["version"]
-
-
-def _commit_all(clone: Path, message: str) -> None:
-    _run("git", "add", "--all", cwd=clone)
-    _run("git", "commit", "--quiet", "-m", message, cwd=clone)
+from tools.release.workspace import load_packages
 
 
 @pytest.fixture(scope="module")
 def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A clone of the repository holding the current working tree as its last commit."""
     base = tmp_path_factory.mktemp("release") / "repo"
-    _run("git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(base), cwd=ROOT)
-    files = _run("git", "ls-files", "-co", "--exclude-standard", "-z", cwd=ROOT).stdout
-    for name in filter(None, files.split("\0")):
-        source, target = ROOT / name, base / name
-        if source.is_file():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
-        elif target.exists():
-            target.unlink()  # deleted in the working tree
-    _run("git", "add", "--all", cwd=base)
-    # empty when the tree is clean (as in CI): the commit still marks where the tests start
-    _run("git", "commit", "--quiet", "--allow-empty", "-m", "working tree", cwd=base)
-    # The repository's own release tags name older commits; each test makes the tags it needs.
-    if tags := _run("git", "tag", "--list", cwd=base).stdout.split():
-        _run("git", "tag", "-d", *tags, cwd=base)
+    clone_working_tree(base)
     return base
 
 

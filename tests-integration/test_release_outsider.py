@@ -14,26 +14,25 @@ A test that fails here is a hole in the promise, kept failing on purpose (see th
 from __future__ import annotations
 
 import dataclasses
-import os
 import shutil
-import subprocess
 import sys
-import tomllib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 from packaging.version import Version
 
-from tools.release import api_check
-from tools.release.workspace import ROOT, Package, find_package, load_packages
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # for the release_kit helpers
+from release_kit import clone_working_tree
+from release_kit import commit_all as _commit_all
+from release_kit import edit as _edit
+from release_kit import release as _release
+from release_kit import run as _run
+from release_kit import version as _version
 
-_GIT_ENV = {
-    "GIT_AUTHOR_NAME": "outsider",
-    "GIT_AUTHOR_EMAIL": "outsider@example.invalid",
-    "GIT_COMMITTER_NAME": "outsider",
-    "GIT_COMMITTER_EMAIL": "outsider@example.invalid",
-}
+from tools.release import api_check
+from tools.release.workspace import Package, find_package, load_packages
+
 _EXECUTOR = "packages/agent-executor/src/robota/executor"
 _CORE = "packages/agent-core/src/robota/core"
 _FRAMEWORK = "packages/agent-framework/src/robota/framework"
@@ -182,35 +181,6 @@ class Sub(CoreBase):
 '''
 
 
-def _run(*args: str, cwd: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, **_GIT_ENV, "UV_OFFLINE": "1"}
-    env.pop("VIRTUAL_ENV", None)
-    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
-    if check and done.returncode != 0:
-        raise AssertionError(f"{args} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
-    return done
-
-
-def _release(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return _run(sys.executable, "-m", "tools.release", *args, cwd=repo, check=check)
-
-
-def _commit_all(repo: Path, message: str) -> None:
-    _run("git", "add", "--all", cwd=repo)
-    _run("git", "commit", "--quiet", "-m", message, cwd=repo)
-
-
-def _edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text, (path, old)
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-
-
-def _version(repo: Path, short: str) -> str:
-    doc = tomllib.loads((repo / "packages" / short / "pyproject.toml").read_text())
-    return str(doc["project"]["version"])
-
-
 def _head(repo: Path) -> str:
     return _run("git", "rev-parse", "HEAD", cwd=repo).stdout.strip()
 
@@ -227,21 +197,7 @@ def _status(repo: Path) -> str:
 def prepared(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A clone holding the working tree plus the probes, snapshotted by the real api-snapshot."""
     base = tmp_path_factory.mktemp("outsider") / "repo"
-    _run("git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(base), cwd=ROOT)
-    files = _run("git", "ls-files", "-co", "--exclude-standard", "-z", cwd=ROOT).stdout
-    for name in filter(None, files.split("\0")):
-        source, target = ROOT / name, base / name
-        if source.is_file():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
-        elif target.exists():
-            target.unlink()  # deleted in the working tree
-    _run("git", "add", "--all", cwd=base)
-    # empty when the tree is clean (as in CI): the commit still marks where the tests start
-    _run("git", "commit", "--quiet", "--allow-empty", "-m", "working tree", cwd=base)
-    # The repository's own release tags name older commits; each test makes the tags it needs.
-    if tags := _run("git", "tag", "--list", cwd=base).stdout.split():
-        _run("git", "tag", "-d", *tags, cwd=base)
+    clone_working_tree(base)
     (base / _EXECUTOR / "probe.py").write_text(_PROBE)
     (base / _EXECUTOR / "_impl.py").write_text(_IMPL)
     (base / _EXECUTOR / "extra_mod.py").write_text(_EXTRA)

@@ -15,24 +15,23 @@ comment starts with HOLE; HELD (or an id starting "held-") marks an attempt the 
 from __future__ import annotations
 
 import dataclasses
-import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from packaging.version import Version
 
-from tools.release import api_check
-from tools.release.workspace import ROOT, Package, find_package, load_packages
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # for the release_kit helpers
+from release_kit import clone_working_tree
+from release_kit import commit_all as _commit_all
+from release_kit import edit as _edit
+from release_kit import release as _release
+from release_kit import run as _run
 
-_GIT_ENV = {
-    "GIT_AUTHOR_NAME": "outsider2",
-    "GIT_AUTHOR_EMAIL": "outsider2@example.invalid",
-    "GIT_COMMITTER_NAME": "outsider2",
-    "GIT_COMMITTER_EMAIL": "outsider2@example.invalid",
-}
+from tools.release import api_check
+from tools.release.workspace import Package, find_package, load_packages
+
 _EXECUTOR = "packages/agent-executor/src/robota/executor"
 _CORE = "packages/agent-core/src/robota/core"
 
@@ -147,30 +146,6 @@ __all__ = [
 '''
 
 
-def _run(*args: str, cwd: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, **_GIT_ENV, "UV_OFFLINE": "1"}
-    env.pop("VIRTUAL_ENV", None)
-    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
-    if check and done.returncode != 0:
-        raise AssertionError(f"{args} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
-    return done
-
-
-def _release(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return _run(sys.executable, "-m", "tools.release", *args, cwd=repo, check=check)
-
-
-def _commit_all(repo: Path, message: str) -> None:
-    _run("git", "add", "--all", cwd=repo)
-    _run("git", "commit", "--quiet", "-m", message, cwd=repo)
-
-
-def _edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text, (path, old)
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-
-
 def _retake_snapshot(repo: Path, short: str) -> None:
     # What ``bump`` does (snapshot.write), without its checks: the sha256 is recomputed, so the
     # file loads as an untouched snapshot.
@@ -185,15 +160,7 @@ def _retake_snapshot(repo: Path, short: str) -> None:
 def prepared(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # The working tree plus the probe; executor's release tag moved onto the probe commit.
     base = tmp_path_factory.mktemp("outsider2") / "repo"
-    _run("git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(base), cwd=ROOT)
-    files = _run("git", "ls-files", "-co", "--exclude-standard", "-z", cwd=ROOT).stdout
-    for name in filter(None, files.split("\0")):
-        source, target = ROOT / name, base / name
-        if source.is_file():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
-        elif target.exists():
-            target.unlink()
+    clone_working_tree(base, keep_tags=True)
     if _run("git", "status", "--porcelain", cwd=base).stdout:
         _commit_all(base, "working tree")
     (base / _EXECUTOR / "probe2.py").write_text(_PROBE)
