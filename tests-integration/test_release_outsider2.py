@@ -158,15 +158,15 @@ def _retake_snapshot(repo: Path, short: str) -> None:
 
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    # The working tree plus the probe; executor's release tag moved onto the probe commit.
+    # The working tree plus the probe, released: executor's tag names the probe commit. The
+    # repository's own tags are dropped (a CI clone has none), so every run starts alike.
     base = tmp_path_factory.mktemp("outsider2") / "repo"
-    clone_working_tree(base, keep_tags=True)
+    clone_working_tree(base)
     if _run("git", "status", "--porcelain", cwd=base).stdout:
         _commit_all(base, "working tree")
     (base / _EXECUTOR / "probe2.py").write_text(_PROBE)
     _release(base, "api-snapshot", "executor")
     _commit_all(base, "outsider2 probe")
-    _run("git", "tag", "-d", "agent-executor-v0.2.0", cwd=base)
     _run("git", "tag", "-a", "agent-executor-v0.2.0", "-m", "probe released", cwd=base)
     return base
 
