@@ -1,9 +1,11 @@
 """Streaming a model's answer as it arrives, offline.
 
-Shows: ``agent.stream(prompt)`` as an async context manager; iterating it yields the run's
-events (text deltas, tool calls and results, usage…) while the model answers, and ``s.result``
-holds the finished ``RunResult``. Leaving the block early cancels the run. The scripted provider
-streams its text in pieces, as a real provider would.
+Shows: the text alone in one line, ``async for delta in agent.stream(prompt).text_deltas()``
+(no ``async with``, no event filter); then ``agent.stream(prompt)`` as an async context manager,
+whose iteration yields every event of the run (text deltas, tool calls and results, usage…) while
+the model answers, with ``stream.result`` holding the finished ``RunResult``. Leaving the loop or
+the block early cancels the run. The scripted provider streams its text in pieces, as a real
+provider would.
 
 Run: ``uv run python examples/streaming_text.py``
 """
@@ -11,12 +13,20 @@ Run: ``uv run python examples/streaming_text.py``
 from __future__ import annotations
 
 import anyio
-from robota.core import Agent
-from robota.core.agent import ModelTextDelta
+from robota.core import Agent, ModelTextDelta
 from robota.core.testing.scripted import ScriptedProvider, text, usage
 
 
-async def main() -> None:
+async def text_only() -> None:
+    provider = ScriptedProvider([[text("Hello "), text("from "), text("Robota.")]])
+    agent = Agent(provider)
+    stream = agent.stream("Say hello")
+    async for delta in stream.text_deltas():
+        print(f"text delta: {delta!r}")
+    assert stream.result.output == "Hello from Robota."
+
+
+async def every_event() -> None:
     provider = ScriptedProvider(
         [
             [
@@ -42,6 +52,11 @@ async def main() -> None:
         == result.text
         == "Robota runs the loop: model, tools, results, model again."
     )
+
+
+async def main() -> None:
+    await text_only()
+    await every_event()
 
 
 if __name__ == "__main__":

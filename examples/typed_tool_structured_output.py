@@ -2,7 +2,9 @@
 
 Shows: a plain Python function becomes a tool with ``@tool`` (its type hints are the argument
 schema, its docstring the description); the model calls it; the final answer is parsed and
-validated into a pydantic model with ``output_type=``. ``ScriptedProvider`` from
+validated into a pydantic model with ``output_type=``, and ``result.output`` is typed as that
+model (``Agent[None, Restock]``, ``RunResult[Restock]``); the ``@tool`` function stays callable
+as the function it wraps. ``ScriptedProvider`` from
 ``robota.core.testing`` plays the model, so this runs without a key or a network — swap in
 ``AnthropicProvider(...)``, ``OpenAIResponsesProvider(...)`` or ``GoogleProvider(...)`` for a
 real one.
@@ -55,17 +57,22 @@ def main() -> None:
             [text('{"reorder": ["B-7"], "reason": "B-7 is out of stock"}')],
         ]
     )
-    agent = Agent(provider, tools=[stock_level], system_prompt="You manage a warehouse.")
-    result = agent.run_sync("Which of A-1 and B-7 need reordering?", output_type=Restock)
+    agent = Agent(
+        provider,
+        tools=[stock_level],
+        system_prompt="You manage a warehouse.",
+        output_type=Restock,
+    )
+    result = agent.run_sync("Which of A-1 and B-7 need reordering?")
 
-    restock = result.output
-    assert isinstance(restock, Restock)
+    restock: Restock = result.output  # typed: no isinstance check needed
     print("tool schema:", stock_level.parameters["properties"])
     print("reorder:", restock.reorder, "-", restock.reason)
     print("rounds:", result.rounds)
     # what the tool results were, as the model saw them
     assert tool_results(result.new_messages) == ["12", "0"]
     assert restock == Restock(reorder=["B-7"], reason="B-7 is out of stock")
+    assert stock_level("A-1") == 12  # the decorated function is still the function
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # for the release_kit helpers
-from release_kit import clone_working_tree
 from release_kit import commit_all as _commit_all
 from release_kit import release as _release
 from release_kit import run as _run
@@ -23,19 +22,12 @@ from release_kit import version as _version
 from tools.release.workspace import load_packages
 
 
-@pytest.fixture(scope="module")
-def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A clone of the repository holding the current working tree as its last commit."""
-    base = tmp_path_factory.mktemp("release") / "repo"
-    clone_working_tree(base)
-    return base
-
-
 @pytest.fixture
-def repo(clone: Path, tmp_path: Path) -> Path:
-    """A fresh copy of the clone for one test (its own git history, tags and files)."""
+def repo(release_clone: Path, tmp_path: Path) -> Path:
+    """A fresh copy of the session's working-tree clone (conftest ``release_clone``) for one test:
+    its own git history, tags and files."""
     copy = tmp_path / "repo"
-    _run("git", "clone", "--quiet", str(clone), str(copy), cwd=tmp_path)
+    _run("git", "clone", "--quiet", str(release_clone), str(copy), cwd=tmp_path)
     return copy
 
 

@@ -4,9 +4,10 @@ plus the siblings whose range must move.
 
 Every attempt runs the real check (``tools.release.api_check.check``, or ``python -m tools.release``)
 on a temporary copy; nothing touches the repository the tests run from. One prepared clone per
-session holds the working tree plus probe modules (one of each kind of API object) whose snapshots
-are taken by the real ``api-snapshot``; an API mutation copies just one package directory and checks
-it in-process, a release-command attempt clones the prepared clone.
+module (a copy of the session's working-tree clone) holds the working tree plus probe modules (one
+of each kind of API object) whose snapshots are taken by the real ``api-snapshot``; an API mutation
+copies just one package directory and checks it in-process, a release-command attempt clones the
+prepared clone.
 
 A test that fails here is a hole in the promise, kept failing on purpose (see the report).
 """
@@ -23,7 +24,6 @@ import pytest
 from packaging.version import Version
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # for the release_kit helpers
-from release_kit import clone_working_tree
 from release_kit import commit_all as _commit_all
 from release_kit import edit as _edit
 from release_kit import release as _release
@@ -194,10 +194,10 @@ def _status(repo: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def prepared(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def prepared(tmp_path_factory: pytest.TempPathFactory, release_clone: Path) -> Path:
     """A clone holding the working tree plus the probes, snapshotted by the real api-snapshot."""
     base = tmp_path_factory.mktemp("outsider") / "repo"
-    clone_working_tree(base)
+    _run("git", "clone", "--quiet", str(release_clone), str(base), cwd=base.parent)
     (base / _EXECUTOR / "probe.py").write_text(_PROBE)
     (base / _EXECUTOR / "_impl.py").write_text(_IMPL)
     (base / _EXECUTOR / "extra_mod.py").write_text(_EXTRA)

@@ -23,7 +23,6 @@ import pytest
 from packaging.version import Version
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # for the release_kit helpers
-from release_kit import clone_working_tree
 from release_kit import commit_all as _commit_all
 from release_kit import edit as _edit
 from release_kit import release as _release
@@ -157,13 +156,12 @@ def _retake_snapshot(repo: Path, short: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def prepared(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    # The working tree plus the probe, released: executor's tag names the probe commit. The
-    # repository's own tags are dropped (a CI clone has none), so every run starts alike.
+def prepared(tmp_path_factory: pytest.TempPathFactory, release_clone: Path) -> Path:
+    # The working tree (the session's clone: the repository's own tags dropped, as a CI clone has
+    # none, so every run starts alike) plus the probe, released: executor's tag names the probe
+    # commit.
     base = tmp_path_factory.mktemp("outsider2") / "repo"
-    clone_working_tree(base)
-    if _run("git", "status", "--porcelain", cwd=base).stdout:
-        _commit_all(base, "working tree")
+    _run("git", "clone", "--quiet", str(release_clone), str(base), cwd=base.parent)
     (base / _EXECUTOR / "probe2.py").write_text(_PROBE)
     _release(base, "api-snapshot", "executor")
     _commit_all(base, "outsider2 probe")

@@ -32,6 +32,7 @@ import socket
 import sys
 import tempfile
 import traceback
+import types
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -219,7 +220,10 @@ def exec_block(block: Block, filename: str) -> None:
     """
     saved_env = dict(os.environ)
     saved_cwd = os.getcwd()
-    namespace: dict[str, object] = {"__name__": f"docs_block_{block.line}"}
+    # a real module in sys.modules while the block runs, as a program's own module would be
+    # (dataclasses and pydantic look a class's module up there to resolve its annotations)
+    module = types.ModuleType(f"docs_block_{block.line}")
+    namespace: dict[str, object] = module.__dict__
     # pad so line numbers in tracebacks are the Markdown file's own (the code starts on the
     # line after the fence)
     source = "\n" * block.line + block.code
@@ -227,6 +231,7 @@ def exec_block(block: Block, filename: str) -> None:
     code = None if is_doctest else compile(source, filename, "exec")
     with tempfile.TemporaryDirectory(prefix="docs-block-") as workdir:
         os.chdir(workdir)
+        sys.modules[module.__name__] = module
         try:
             with offline():
                 if code is None:
@@ -234,6 +239,7 @@ def exec_block(block: Block, filename: str) -> None:
                 else:
                     exec(code, namespace)
         finally:
+            sys.modules.pop(module.__name__, None)
             os.chdir(saved_cwd)
             os.environ.clear()
             os.environ.update(saved_env)

@@ -4,13 +4,60 @@ The names most programs need are re-exported here::
 
     from robota.core import Agent, tool, ModelSettings, UserMessage
 
+Pause and resume (``Agent.run_until_pause``/``Agent.resume``) use :class:`RunPaused`,
+:class:`PauseState`, :class:`PendingCall` and the decisions :class:`Approve`,
+:class:`ExternalResult` and ``DenyCall`` (``robota.core.agent.pause.Deny``: here ``Deny`` is the
+tool gate's answer, :class:`robota.core.gate.Deny`), of type :data:`Decision`.
+
 Subpackages: :mod:`robota.core.agent` (the loop and its events), :mod:`robota.core.tools`,
 :mod:`robota.core.schema`, :mod:`robota.core.permissions`, :mod:`robota.core.hooks`,
 :mod:`robota.core.journal`, :mod:`robota.core.host` (OS-touching guards; imported only on
 demand) and :mod:`robota.core.testing` (test support; never imported by runtime code).
 """
 
-from robota.core.agent import Agent, AgentStream, AgentTexts, RunResult
+from typing import TYPE_CHECKING
+
+from robota.core.agent import (
+    Agent,
+    AgentStream,
+    AgentTexts,
+    ContextGuardTripped,
+    FinalResult,
+    HistoryCommitted,
+    HistoryRepaired,
+    HostedToolCalled,
+    ModelResponded,
+    ModelTextDelta,
+    ModelThinkingDelta,
+    ModelToolCallDelta,
+    OutputContext,
+    OutputTypeSpec,
+    OutputValidationFailed,
+    OutputValidator,
+    PartialOutput,
+    RoundCompleted,
+    RoundStarted,
+    RunCompleted,
+    RunFailed,
+    RunResult,
+    RunResumed,
+    RunStarted,
+    RunSuspended,
+    StructuredDict,
+    ToolCallCompleted,
+    ToolCallSkipped,
+    ToolCallStarted,
+    ToolProgress,
+)
+from robota.core.agent.pause import (
+    Approve,
+    Decision,
+    ExternalResult,
+    PauseState,
+    PendingCall,
+    RunPaused,
+)
+from robota.core.agent.pause import Deny as DenyCall
 from robota.core.cancellation import CancelToken
 from robota.core.capabilities import (
     HostedTool,
@@ -27,6 +74,8 @@ from robota.core.errors import (
     IncompleteToolCallError,
     MalformedResponseError,
     MissingExtraError,
+    ModelRetry,
+    OutputUnavailableError,
     ProviderError,
     RepeatedToolInputError,
     RobotaError,
@@ -62,7 +111,9 @@ from robota.core.tools import (
     RiskClass,
     Tool,
     ToolContext,
+    ToolLike,
     ToolReturn,
+    Toolset,
     tool,
 )
 from robota.core.usage import Usage
@@ -72,19 +123,28 @@ __all__ = [
     "AgentStream",
     "AgentTexts",
     "Allow",
+    "Approve",
     "ArgumentKind",
     "AssistantMessage",
     "CancelToken",
     "ConfigurationError",
     "ContentFilterError",
+    "ContextGuardTripped",
     "ContextWindowExceededError",
+    "Decision",
     "Deny",
+    "DenyCall",
     "ErrorCategory",
     "Event",
     "EventSink",
+    "ExternalResult",
+    "FinalResult",
     "FinishReason",
     "FunctionTool",
+    "HistoryCommitted",
+    "HistoryRepaired",
     "HostedTool",
+    "HostedToolCalled",
     "IncompleteToolCallError",
     "MalformedResponseError",
     "MediaPart",
@@ -94,9 +154,22 @@ __all__ = [
     "ModelInfo",
     "ModelRegistry",
     "ModelRequest",
+    "ModelResponded",
     "ModelResponse",
+    "ModelRetry",
     "ModelSettings",
+    "ModelTextDelta",
+    "ModelThinkingDelta",
+    "ModelToolCallDelta",
+    "OutputContext",
+    "OutputTypeSpec",
+    "OutputUnavailableError",
+    "OutputValidationFailed",
+    "OutputValidator",
     "OwnerPath",
+    "PartialOutput",
+    "PauseState",
+    "PendingCall",
     "PermissionArgument",
     "Provider",
     "ProviderError",
@@ -105,9 +178,18 @@ __all__ = [
     "RetryingProvider",
     "RiskClass",
     "RobotaError",
+    "RoundCompleted",
+    "RoundStarted",
     "RunCancelledError",
+    "RunCompleted",
+    "RunFailed",
+    "RunPaused",
     "RunResult",
+    "RunResumed",
+    "RunStarted",
+    "RunSuspended",
     "StreamEvent",
+    "StructuredDict",
     "StructuredOutputError",
     "StructuredOutputTransport",
     "Substitute",
@@ -115,13 +197,19 @@ __all__ = [
     "TextPart",
     "ThinkingPart",
     "Tool",
+    "ToolCallCompleted",
     "ToolCallPart",
     "ToolCallRequest",
+    "ToolCallSkipped",
+    "ToolCallStarted",
     "ToolContext",
     "ToolGate",
+    "ToolLike",
+    "ToolProgress",
     "ToolResultMessage",
     "ToolResultPart",
     "ToolReturn",
+    "Toolset",
     "TruncatedResponseError",
     "Usage",
     "UserMessage",
@@ -133,10 +221,17 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> str:
-    """``__version__``: this distribution's installed version, read from its metadata on demand."""
-    if name == "__version__":
-        from importlib.metadata import version
+if TYPE_CHECKING:
+    __version__: str
+    """This distribution's installed version, read from its metadata on first access (a
+    name only a type checker sees declared here: at run time the module ``__getattr__``
+    below answers it, so a misspelled import is still reported)."""
+else:
 
-        return version("robota-agent-core")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> str:
+        """``__version__``: this distribution's installed version, read from its metadata on demand."""
+        if name == "__version__":
+            from importlib.metadata import version
+
+            return version("robota-agent-core")
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from robota.core.messages import MediaKind
+from robota.core.messages import MediaKind, ToolCallPart
 
 __all__ = [
     "HostedTool",
@@ -21,7 +21,9 @@ __all__ = [
     "ModelInfo",
     "ModelRegistry",
     "StructuredOutputTransport",
+    "check_hosted_tools",
     "choose_output_transport",
+    "hosted_call_counts",
 ]
 
 
@@ -101,6 +103,61 @@ def choose_output_transport(caps: ModelCapabilities) -> StructuredOutputTranspor
     if caps.json_mode:
         return StructuredOutputTransport.JSON_MODE
     return StructuredOutputTransport.PROMPTED
+
+
+def check_hosted_tools(
+    caps: ModelCapabilities, requested: Iterable[HostedTool], *, provider: str, model: str
+) -> None:
+    """Refuse hosted tools the model is stated not to offer, before any request is sent (seed
+    000, "Provider Capabilities").
+
+    A model whose ``hosted_tools`` is None (unknown) is not refused here: silence is not a
+    denial, and the provider adapter still refuses, before its transport, a tool it cannot
+    encode or the instance has not enabled.
+
+    Raises:
+        UnsupportedCapabilityError: naming the tools, the model and what it offers.
+
+    Example:
+        >>> caps = ModelCapabilities(hosted_tools=frozenset({HostedTool.WEB_SEARCH}))
+        >>> check_hosted_tools(caps, [HostedTool.WEB_SEARCH], provider="p", model="m")
+        >>> check_hosted_tools(caps, [HostedTool.CODE_EXECUTION], provider="p", model="m")
+        Traceback (most recent call last):
+        ...
+        robota.core.errors.UnsupportedCapabilityError: hosted tool(s) code_execution are not \
+available on p model 'm' (it offers: web_search)
+    """
+    offered = caps.hosted_tools
+    if offered is None:
+        return
+    missing = sorted(str(t) for t in requested if t not in offered)
+    if missing:
+        from robota.core.errors import UnsupportedCapabilityError
+
+        offers = ", ".join(sorted(str(t) for t in offered)) or "none"
+        raise UnsupportedCapabilityError(
+            f"hosted tool(s) {', '.join(missing)} are not available on {provider} model "
+            f"{model!r} (it offers: {offers})"
+        )
+
+
+def hosted_call_counts(parts: Iterable[object]) -> dict[str, int]:
+    """Count the hosted tool calls among one response's ``parts``, by
+    :class:`HostedTool` value — what an adapter reports in usage when its vendor states no count
+    of its own (see :meth:`robota.core.usage.Usage.with_hosted_calls`). Calls of vendor tools
+    with no neutral name (file search, MCP) are not counted.
+
+    Example:
+        >>> call = ToolCallPart(id="ws_1", name="web_search", arguments={}, hosted=True)
+        >>> hosted_call_counts([call, call])
+        {'web_search': 2}
+    """
+    known = {str(t) for t in HostedTool}
+    counts: dict[str, int] = {}
+    for part in parts:
+        if isinstance(part, ToolCallPart) and part.hosted and part.name in known:
+            counts[part.name] = counts.get(part.name, 0) + 1
+    return counts
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -28,7 +28,9 @@ __all__ = [
     "JournalError",
     "MalformedResponseError",
     "MissingExtraError",
+    "ModelRetry",
     "NotFoundError",
+    "OutputUnavailableError",
     "OverloadedError",
     "PermissionDeniedError",
     "ProviderConnectionError",
@@ -154,6 +156,14 @@ class UnsupportedCapabilityError(ConfigurationError):
     instance states it does not support. Raised before any network I/O."""
 
     code = "unsupported_capability"
+
+
+class OutputUnavailableError(RobotaError):
+    """``RunResult.output`` was read on a run that ended without a validated structured output
+    (it was interrupted before one)."""
+
+    code = "output_unavailable"
+    default_category = ErrorCategory.USER
 
 
 class AgentClosedError(RobotaError):
@@ -284,6 +294,29 @@ class StructuredOutputError(RobotaError):
         super().__init__(message)
         self.issues = tuple(issues)
         self.attempts = attempts
+
+
+class ModelRetry(Exception):
+    """Raised by a tool body, an output function or an output validator to send ``message``
+    back to the model and let it try again (a model-safe retry, bounded by the tool's
+    ``max_retries`` or the run's ``output_retries``). It is not a failure of the run: any other
+    exception from those callables is an application failure.
+
+    Attributes:
+        message: What the model is told (e.g. ``"the city must be in Norway"``); any other
+            object is kept as ``str(message)``, whole (never truncated).
+
+    Example:
+        >>> def check(city: str) -> str:
+        ...     if city != "Oslo":
+        ...         raise ModelRetry("answer with the capital")
+        ...     return city
+    """
+
+    def __init__(self, message: str) -> None:
+        text = str(message)  # a non-str message is kept as its text: issues are always str
+        super().__init__(text)
+        self.message: str = text
 
 
 class JournalError(RobotaError):

@@ -8,9 +8,23 @@ output) and any counter a vendor reports that has no neutral name kept by name i
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-__all__ = ["Usage"]
+__all__ = ["HOSTED_DETAIL_PREFIX", "Usage", "hosted_detail"]
+
+HOSTED_DETAIL_PREFIX = "hosted."
+"""Prefix of the :attr:`Usage.details` keys that count vendor-run (hosted) tool calls."""
+
+
+def hosted_detail(tool: str) -> str:
+    """The :attr:`Usage.details` key counting calls of hosted tool ``tool`` (a
+    :class:`~robota.core.capabilities.HostedTool` value).
+
+    Example:
+        >>> hosted_detail("web_search")
+        'hosted.web_search'
+    """
+    return f"{HOSTED_DETAIL_PREFIX}{tool}"
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -24,7 +38,9 @@ class Usage:
         cache_write_tokens: Prompt tokens written to the vendor's prompt cache (part of input).
         reasoning_tokens: Output tokens spent on hidden reasoning (part of output).
         requests: Number of provider requests these counts cover.
-        details: Vendor counters with no neutral name, by the vendor's own name (tokens).
+        details: Vendor counters with no neutral name, by the vendor's own name (tokens), and
+            the hosted tool calls the vendor ran, under ``hosted.<tool>`` (a count of calls,
+            not tokens; see :func:`hosted_detail` and :attr:`hosted_calls`).
         partial: True when the adapter could not attest the counts as a consistent total.
 
     Example:
@@ -46,6 +62,38 @@ class Usage:
     def total_tokens(self) -> int:
         """Input plus output tokens."""
         return self.input_tokens + self.output_tokens
+
+    @property
+    def hosted_calls(self) -> Mapping[str, int]:
+        """Hosted tool calls the vendor ran, by :class:`~robota.core.capabilities.HostedTool`
+        value (the ``hosted.<tool>`` entries of :attr:`details`).
+
+        Example:
+            >>> Usage(details={"hosted.web_search": 2, "other": 7}).hosted_calls
+            {'web_search': 2}
+        """
+        return {
+            key.removeprefix(HOSTED_DETAIL_PREFIX): value
+            for key, value in self.details.items()
+            if key.startswith(HOSTED_DETAIL_PREFIX)
+        }
+
+    def with_hosted_calls(self, counts: Mapping[str, int]) -> Usage:
+        """This usage with hosted-call ``counts`` (tool value → calls) added to :attr:`details`
+        for every tool it does not count yet — a count the vendor reported wins over one an
+        adapter derived from the response's hosted call parts.
+
+        Example:
+            >>> u = Usage(details={"hosted.web_search": 1})
+            >>> dict(u.with_hosted_calls({"web_search": 3, "code_execution": 1}).details)
+            {'hosted.web_search': 1, 'hosted.code_execution': 1}
+        """
+        details = dict(self.details)
+        for tool, count in counts.items():
+            details.setdefault(hosted_detail(tool), count)
+        if details == self.details:
+            return self
+        return replace(self, details=details)
 
     def __add__(self, other: Usage) -> Usage:
         details = dict(self.details)

@@ -6,6 +6,8 @@ hooks, checkpoints, subagents, compaction), :func:`create_query` (one-shot promp
 from the caller; the framework never imports a provider package.
 """
 
+from typing import TYPE_CHECKING
+
 from robota.framework.checkpoints import CheckpointGate, CheckpointStore, RestoreReport
 from robota.framework.context import assemble_system_prompt, discover_instructions
 from robota.framework.fallback import FallbackProvider, is_switchable
@@ -63,10 +65,17 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> str:
-    """``__version__``: this distribution's installed version, read from its metadata on demand."""
-    if name == "__version__":
-        from importlib.metadata import version
+if TYPE_CHECKING:
+    __version__: str
+    """This distribution's installed version, read from its metadata on first access (a
+    name only a type checker sees declared here: at run time the module ``__getattr__``
+    below answers it, so a misspelled import is still reported)."""
+else:
 
-        return version("robota-agent-framework")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> str:
+        """``__version__``: this distribution's installed version, read from its metadata on demand."""
+        if name == "__version__":
+            from importlib.metadata import version
+
+            return version("robota-agent-framework")
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -46,20 +46,27 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """``__version__``: this distribution's installed version, read from its metadata on demand;
-    ``OpenTelemetrySink`` and ``genai_price``: imported on first use (they need the ``otel`` and
-    ``prices`` extras; :class:`~robota.core.errors.MissingExtraError` when missing)."""
-    if name == "OpenTelemetrySink":
-        from robota.plugins.telemetry import OpenTelemetrySink
+if TYPE_CHECKING:
+    __version__: str
+    """This distribution's installed version, read from its metadata on first access (a
+    name only a type checker sees declared here: at run time the module ``__getattr__``
+    below answers it, so a misspelled import is still reported)."""
+else:
 
-        return OpenTelemetrySink
-    if name == "genai_price":
-        from robota.plugins.pricing import genai_price
+    def __getattr__(name: str) -> Any:
+        """``__version__``: this distribution's installed version, read from its metadata on demand;
+        ``OpenTelemetrySink`` and ``genai_price``: imported on first use (they need the ``otel`` and
+        ``prices`` extras; :class:`~robota.core.errors.MissingExtraError` when missing)."""
+        if name == "OpenTelemetrySink":
+            from robota.plugins.telemetry import OpenTelemetrySink
 
-        return genai_price
-    if name == "__version__":
-        from importlib.metadata import version
+            return OpenTelemetrySink
+        if name == "genai_price":
+            from robota.plugins.pricing import genai_price
 
-        return version("robota-agent-plugin")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+            return genai_price
+        if name == "__version__":
+            from importlib.metadata import version
+
+            return version("robota-agent-plugin")
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,6 +1,8 @@
 """Session persistence for Robota: records, the store port, SQLite, JSONL event logs, leases
 and recovery."""
 
+from typing import TYPE_CHECKING
+
 from robota.session.eventlog import EventLog, EventLogCorruptError, LogEntry
 from robota.session.journal import SQLiteJournal
 from robota.session.record import SessionRecord, SessionSummary, new_session_id
@@ -54,10 +56,17 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> str:
-    """``__version__``: this distribution's installed version, read from its metadata on demand."""
-    if name == "__version__":
-        from importlib.metadata import version
+if TYPE_CHECKING:
+    __version__: str
+    """This distribution's installed version, read from its metadata on first access (a
+    name only a type checker sees declared here: at run time the module ``__getattr__``
+    below answers it, so a misspelled import is still reported)."""
+else:
 
-        return version("robota-agent-session")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> str:
+        """``__version__``: this distribution's installed version, read from its metadata on demand."""
+        if name == "__version__":
+            from importlib.metadata import version
+
+            return version("robota-agent-session")
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

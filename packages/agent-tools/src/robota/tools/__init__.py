@@ -1,5 +1,7 @@
 """Built-in tools (files, search, shell, web fetch, todo) and MCP toolsets (seed 004)."""
 
+from typing import TYPE_CHECKING
+
 from robota.tools.bounds import (
     DEFAULT_BOUNDS,
     BoundedText,
@@ -70,10 +72,17 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> str:
-    """``__version__``: this distribution's installed version, read from its metadata on demand."""
-    if name == "__version__":
-        from importlib.metadata import version
+if TYPE_CHECKING:
+    __version__: str
+    """This distribution's installed version, read from its metadata on first access (a
+    name only a type checker sees declared here: at run time the module ``__getattr__``
+    below answers it, so a misspelled import is still reported)."""
+else:
 
-        return version("robota-agent-tools")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> str:
+        """``__version__``: this distribution's installed version, read from its metadata on demand."""
+        if name == "__version__":
+            from importlib.metadata import version
+
+            return version("robota-agent-tools")
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

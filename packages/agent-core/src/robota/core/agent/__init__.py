@@ -1,15 +1,19 @@
 """The agent execution loop (seed 000, "Execution Loop and Error Handling")."""
 
+from robota.core.agent._typing import HostedToolLike, OutputTypeSpec, hosted_tool_set
 from robota.core.agent.agent import Agent
 from robota.core.agent.events import (
     ContextGuardTripped,
+    FinalResult,
     HistoryCommitted,
     HistoryRepaired,
+    HostedToolCalled,
     ModelResponded,
     ModelTextDelta,
     ModelThinkingDelta,
     ModelToolCallDelta,
     OutputValidationFailed,
+    PartialOutput,
     RoundCompleted,
     RoundStarted,
     RunCompleted,
@@ -22,6 +26,7 @@ from robota.core.agent.events import (
     ToolCallStarted,
     ToolProgress,
 )
+from robota.core.agent.output import OutputContext, OutputValidator, StructuredDict
 from robota.core.agent.pairing import (
     INTERRUPTED_RESULT_TEXT,
     HistoryProcessor,
@@ -57,15 +62,22 @@ __all__ = [
     "DecisionError",
     "Deny",
     "ExternalResult",
+    "FinalResult",
     "HistoryCommitted",
     "HistoryProcessor",
     "HistoryRepaired",
+    "HostedToolCalled",
+    "HostedToolLike",
     "ModelResponded",
     "ModelTextDelta",
     "ModelThinkingDelta",
     "ModelToolCallDelta",
+    "OutputContext",
+    "OutputTypeSpec",
     "OutputValidationFailed",
+    "OutputValidator",
     "PairingRepair",
+    "PartialOutput",
     "PauseRequiredError",
     "PauseState",
     "PauseStateError",
@@ -79,11 +91,13 @@ __all__ = [
     "RunResumed",
     "RunStarted",
     "RunSuspended",
+    "StructuredDict",
     "ToolCallCompleted",
     "ToolCallSkipped",
     "ToolCallStarted",
     "ToolProgress",
     "dump_decisions",
+    "hosted_tool_set",
     "load_decisions",
     "repair_pairing",
 ]

@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Generic
 
 import anyio
+from robota.core.agent._typing import DepsT
 from robota.core.agent.batch import ToolRunner, error_result
 from robota.core.agent.events import ToolCallSkipped
 from robota.core.agent.texts import AgentTexts
@@ -27,12 +28,12 @@ from robota.core.tools.base import Tool
 __all__ = ["DirectToolCalls"]
 
 
-class DirectToolCalls:
+class DirectToolCalls(Generic[DepsT]):
     """Runs one tool call outside any run (see the module docstring)."""
 
     name: str
     gates: tuple[ToolGate, ...]
-    deps: Any
+    deps: DepsT | None
     texts: AgentTexts
     _tools: dict[str, Tool]
     _owner: OwnerPath
@@ -47,7 +48,7 @@ class DirectToolCalls:
         name: str,
         arguments: Mapping[str, JsonValue] | None,
         *,
-        deps: Any = None,
+        deps: DepsT | None = None,
         cancel: CancelToken | None = None,
     ) -> ToolResultPart:
         """Run a registered tool (deferred ones included) without a model turn, through the

@@ -12,10 +12,11 @@ journaled run that crashed goes on with :meth:`ResumeEntryPoints.continue_run` (
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, overload
 
 import anyio
 from robota.core.agent._continuation import checked_checkpoint, journaled_decisions, load_run
+from robota.core.agent._typing import DepsT, OutputT, OutputTypeSpec, RunOutputT
 from robota.core.agent._waits import respond
 from robota.core.agent.history import History
 from robota.core.agent.output import OutputSpec
@@ -30,6 +31,7 @@ from robota.core.agent.result import RunResult
 from robota.core.agent.run import Resumption, execute_run, execute_until_pause, resume_run
 from robota.core.agent.spec import RunSpec
 from robota.core.cancellation import CancelToken
+from robota.core.capabilities import HostedTool
 from robota.core.errors import AgentClosedError
 from robota.core.gate import ToolGate
 from robota.core.journal.checkpoint import ContinuationError
@@ -42,8 +44,12 @@ from robota.core.tools.base import Tool
 __all__ = ["ResumeEntryPoints"]
 
 
-class ResumeEntryPoints:
-    """Resume, continue and respond (see the module docstring)."""
+class ResumeEntryPoints(Generic[DepsT, OutputT]):
+    """Resume, continue and respond (see the module docstring). Typed like ``run``: with
+    ``output_type`` omitted a resumed or continued run's result is ``RunResult[OutputT]`` (a
+    run whose saved schema is the agent's output type's is validated by the agent's type and
+    validators); ``output_type=T`` gives ``RunResult[T]``, a raw JSON Schema dict
+    ``RunResult[Any]``; ``deps`` is the agent's ``DepsT``."""
 
     name: str
     gates: tuple[ToolGate, ...]
@@ -61,6 +67,8 @@ class ResumeEntryPoints:
 
         def _runtime_state(self, loaded: tuple[str, ...]) -> RuntimeState: ...
 
+        def _output_spec(self, output_type: Any) -> OutputSpec | None: ...
+
         def _spec(
             self,
             *,
@@ -73,7 +81,47 @@ class ResumeEntryPoints:
             accept_truncated: bool | None = None,
             resend_unrecorded_model_call: bool = False,
             accept_state_drift: bool = False,
+            hosted_tools: frozenset[HostedTool] | None = None,
         ) -> RunSpec: ...
+
+    @overload
+    async def resume(
+        self,
+        state: PauseState,
+        decisions: Mapping[str, Decision],
+        *,
+        output_type: None = None,
+        deps: DepsT | None = None,
+        cancel: CancelToken | None = None,
+        resend_unrecorded_model_call: bool = False,
+        accept_state_drift: bool = False,
+    ) -> RunResult[OutputT] | RunPaused: ...
+
+    @overload
+    async def resume(
+        self,
+        state: PauseState,
+        decisions: Mapping[str, Decision],
+        *,
+        output_type: Mapping[str, Any],
+        deps: DepsT | None = None,
+        cancel: CancelToken | None = None,
+        resend_unrecorded_model_call: bool = False,
+        accept_state_drift: bool = False,
+    ) -> RunResult[Any] | RunPaused: ...
+
+    @overload
+    async def resume(
+        self,
+        state: PauseState,
+        decisions: Mapping[str, Decision],
+        *,
+        output_type: OutputTypeSpec[RunOutputT],
+        deps: DepsT | None = None,
+        cancel: CancelToken | None = None,
+        resend_unrecorded_model_call: bool = False,
+        accept_state_drift: bool = False,
+    ) -> RunResult[RunOutputT] | RunPaused: ...
 
     async def resume(
         self,
@@ -81,11 +129,11 @@ class ResumeEntryPoints:
         decisions: Mapping[str, Decision],
         *,
         output_type: Any = None,
-        deps: Any = None,
+        deps: DepsT | None = None,
         cancel: CancelToken | None = None,
         resend_unrecorded_model_call: bool = False,
         accept_state_drift: bool = False,
-    ) -> RunResult | RunPaused:
+    ) -> RunResult[Any] | RunPaused:
         """Continue a paused run with one decision per pending call (seed 002, "Deferred tool
         execution").
 
@@ -105,8 +153,9 @@ class ResumeEntryPoints:
         Args:
             state: ``RunPaused.state`` (or ``PauseState.from_json`` of it).
             decisions: Decision per ``PendingCall.key``.
-            output_type: The run's output type when it was a pydantic model (its schema must
-                equal the saved one); None uses the saved schema as a dict schema.
+            output_type: The run's output type (any ``output_type=`` of :meth:`run`; its
+                schema must equal the saved one; it types the result); None uses the agent's
+                own when its schema is the saved one, else the saved schema as a dict schema.
             deps: Dependencies for tool bodies (None: the agent's).
             cancel: The resumed invocation's cancellation signal.
 
@@ -151,9 +200,7 @@ class ResumeEntryPoints:
             raise PauseStateError(
                 "the output type's schema differs from the paused run's", reason="incompatible"
             )
-        output = given
-        if output is None and state.output_schema is not None:
-            output = OutputSpec.of(dict(state.output_schema))
+        output = given or self._saved_output(state.output_schema)
         token = cancel or CancelToken()
         async with self._slot():
             self._refuse_if(token)
@@ -187,18 +234,55 @@ class ResumeEntryPoints:
                 offered=offered,
                 decisions=tuple((p.key, decisions[p.key].kind) for p in state.pending),
             )
-            return await resume_run(spec, resumption, token)
+            resumed: RunResult[Any] | RunPaused = await resume_run(spec, resumption, token)
+            return resumed
+
+    @overload
+    async def continue_run(
+        self,
+        run_id: str,
+        *,
+        output_type: None = None,
+        deps: DepsT | None = None,
+        cancel: CancelToken | None = None,
+        resend_unrecorded_model_call: bool = False,
+        accept_state_drift: bool = False,
+    ) -> RunResult[OutputT]: ...
+
+    @overload
+    async def continue_run(
+        self,
+        run_id: str,
+        *,
+        output_type: Mapping[str, Any],
+        deps: DepsT | None = None,
+        cancel: CancelToken | None = None,
+        resend_unrecorded_model_call: bool = False,
+        accept_state_drift: bool = False,
+    ) -> RunResult[Any]: ...
+
+    @overload
+    async def continue_run(
+        self,
+        run_id: str,
+        *,
+        output_type: OutputTypeSpec[RunOutputT],
+        deps: DepsT | None = None,
+        cancel: CancelToken | None = None,
+        resend_unrecorded_model_call: bool = False,
+        accept_state_drift: bool = False,
+    ) -> RunResult[RunOutputT]: ...
 
     async def continue_run(
         self,
         run_id: str,
         *,
         output_type: Any = None,
-        deps: Any = None,
+        deps: DepsT | None = None,
         cancel: CancelToken | None = None,
         resend_unrecorded_model_call: bool = False,
         accept_state_drift: bool = False,
-    ) -> RunResult:
+    ) -> RunResult[Any]:
         """Continue journaled run ``run_id`` after a crash, without new input (seed 000,
         "Execution Journal and Continuation").
 
@@ -218,8 +302,9 @@ class ResumeEntryPoints:
 
         Args:
             run_id: The run to continue.
-            output_type: The run's structured output type when it was a pydantic model (its
-                schema must equal the saved one); None uses the saved schema as a dict schema.
+            output_type: The run's output type (any ``output_type=`` of :meth:`run`; its
+                schema must equal the saved one; it types the result); None uses the agent's
+                own when its schema is the saved one, else the saved schema as a dict schema.
             deps: Dependencies for tool bodies (None: the agent's).
             cancel: The continuation's cancellation signal.
             resend_unrecorded_model_call: Send again a model call the journal shows as sent
@@ -256,16 +341,52 @@ class ResumeEntryPoints:
         assert isinstance(result, RunResult)
         return result
 
+    @overload
+    async def continue_until_pause(
+        self,
+        run_id: str,
+        *,
+        output_type: None = None,
+        deps: DepsT | None = None,
+        cancel: CancelToken | None = None,
+        resend_unrecorded_model_call: bool = False,
+        accept_state_drift: bool = False,
+    ) -> RunResult[OutputT] | RunPaused: ...
+
+    @overload
+    async def continue_until_pause(
+        self,
+        run_id: str,
+        *,
+        output_type: Mapping[str, Any],
+        deps: DepsT | None = None,
+        cancel: CancelToken | None = None,
+        resend_unrecorded_model_call: bool = False,
+        accept_state_drift: bool = False,
+    ) -> RunResult[Any] | RunPaused: ...
+
+    @overload
+    async def continue_until_pause(
+        self,
+        run_id: str,
+        *,
+        output_type: OutputTypeSpec[RunOutputT],
+        deps: DepsT | None = None,
+        cancel: CancelToken | None = None,
+        resend_unrecorded_model_call: bool = False,
+        accept_state_drift: bool = False,
+    ) -> RunResult[RunOutputT] | RunPaused: ...
+
     async def continue_until_pause(
         self,
         run_id: str,
         *,
         output_type: Any = None,
-        deps: Any = None,
+        deps: DepsT | None = None,
         cancel: CancelToken | None = None,
         resend_unrecorded_model_call: bool = False,
         accept_state_drift: bool = False,
-    ) -> RunResult | RunPaused:
+    ) -> RunResult[Any] | RunPaused:
         """Like :meth:`continue_run`, but a saved wait that is not answered yet ends the
         continuation with :class:`RunPaused` (nothing is saved twice); answer it with
         :meth:`resume`, or with :meth:`respond` and another continuation."""
@@ -302,6 +423,17 @@ class ResumeEntryPoints:
         run = await load_run(self.journal, run_id)
         return await respond(self.journal, run, run_id, request_id, decision)
 
+    def _saved_output(self, schema: Mapping[str, Any] | None) -> OutputSpec | None:
+        """The output spec of a resumed run whose caller gave no output type: the agent's own
+        when its schema is the saved one (the output is then typed), else the saved schema as a
+        dict schema; None when the run had none."""
+        if schema is None:
+            return None
+        own = self._output_spec(None)
+        if own is not None and dict(own.schema) == dict(schema):
+            return own
+        return OutputSpec.of(dict(schema))
+
     async def _continue(
         self,
         run_id: str,
@@ -312,7 +444,7 @@ class ResumeEntryPoints:
         pausable: bool,
         resend_unrecorded_model_call: bool,
         accept_state_drift: bool,
-    ) -> RunResult | RunPaused:
+    ) -> RunResult[Any] | RunPaused:
         if self._closed:
             raise AgentClosedError(f"agent {self.name!r} is closed; it accepts no new runs")
         journal = self.journal
@@ -338,9 +470,7 @@ class ResumeEntryPoints:
             if not self._history.body:
                 self._history.restore(checkpoint.history)
             self._catalog.restore(checkpoint.loaded)
-            output = given
-            if output is None and checkpoint.output_schema is not None:
-                output = OutputSpec.of(dict(checkpoint.output_schema))
+            output = given or self._saved_output(checkpoint.output_schema)
             spec = self._spec(
                 output=output,
                 settings=checkpoint.settings,
@@ -351,6 +481,9 @@ class ResumeEntryPoints:
                 resend_unrecorded_model_call=resend_unrecorded_model_call,
                 accept_state_drift=accept_state_drift,
             )
+            outcome: RunResult[Any] | RunPaused
             if pausable:
-                return await execute_until_pause(spec, checkpoint.prompt, token)
-            return await execute_run(spec, checkpoint.prompt, token)
+                outcome = await execute_until_pause(spec, checkpoint.prompt, token)
+            else:
+                outcome = await execute_run(spec, checkpoint.prompt, token)
+            return outcome

@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from robota.core.agent.context import ContextTracker
 from robota.core.agent.history import History
-from robota.core.agent.output import OutputSpec
+from robota.core.agent.output import OutputSpec, OutputValidator
 from robota.core.agent.pairing import HistoryProcessor
 from robota.core.agent.retries import with_retries
 from robota.core.agent.spec import RunControl, RunSpec
 from robota.core.agent.texts import AgentTexts
+from robota.core.capabilities import HostedTool
 from robota.core.events import Event, OwnerPath
 from robota.core.gate import ToolGate
 from robota.core.journal.checkpoint import Checkpoint
@@ -54,6 +55,10 @@ class RunSpecBuilder:
     on_payload: PayloadCallback | None
     retry: RetryPolicy | None
     accept_truncated: bool
+    hosted_tools: frozenset[HostedTool]
+    output_type: Any
+    output_validators: tuple[OutputValidator, ...]
+    _agent_output: tuple[Any, tuple[OutputValidator, ...], OutputSpec]
     _catalog: ToolCatalog
     _control: RunControl
     _owner: OwnerPath
@@ -101,6 +106,32 @@ class RunSpecBuilder:
             gates=gate_fingerprints(self.gates),
         )
 
+    def _output_spec(self, output_type: Any) -> OutputSpec | None:
+        """The run's output spec: the run's own type (no validators), else the agent's type
+        with the agent's validators, else None (the output is the final text).
+
+        The agent's spec is built once (``Agent.__init__`` calls this, so an output type
+        pydantic cannot use fails there, before any run) and rebuilt only when
+        :attr:`output_type` or :attr:`output_validators` were replaced since.
+
+        Raises:
+            TypeError: the output type cannot be used (see ``OutputSpec.of``).
+        """
+        if output_type is not None:
+            return OutputSpec.of(output_type)
+        if self.output_type is None:
+            return None
+        cached = getattr(self, "_agent_output", None)
+        if (
+            cached is not None
+            and cached[0] is self.output_type
+            and cached[1] == self.output_validators
+        ):
+            return cached[2]
+        spec = OutputSpec.of(self.output_type, validators=self.output_validators)
+        self._agent_output = (self.output_type, self.output_validators, spec)
+        return spec
+
     def _spec(
         self,
         *,
@@ -113,7 +144,10 @@ class RunSpecBuilder:
         accept_truncated: bool | None = None,
         resend_unrecorded_model_call: bool = False,
         accept_state_drift: bool = False,
+        hosted_tools: frozenset[HostedTool] | None = None,
     ) -> RunSpec:
+        """One run's spec from the agent's options and the run's own (``hosted_tools`` None:
+        the agent's)."""
         return RunSpec(
             provider=with_retries(self.provider, self.retry),
             model=self.model,
@@ -146,4 +180,5 @@ class RunSpecBuilder:
             residency=self._catalog,
             resend_unrecorded_model_call=resend_unrecorded_model_call,
             accept_state_drift=accept_state_drift,
+            hosted_tools=self.hosted_tools if hosted_tools is None else hosted_tools,
         )

@@ -12,31 +12,39 @@ and what a run needs from the options (run spec, checkpoint, runtime state) in
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import functools
 import uuid
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Generic, Self, overload
 
 import anyio
 import anyio.lowlevel
+from robota.core.agent._conversation import Conversations
 from robota.core.agent._direct import DirectToolCalls
 from robota.core.agent._resuming import ResumeEntryPoints
 from robota.core.agent._run_specs import RunSpecBuilder
+from robota.core.agent._runs import Prompt, RunEntryPoints
+from robota.core.agent._typing import (
+    DepsT,
+    HostedToolLike,
+    OutputT,
+    OutputTypeSpec,
+    RunOutputT,
+    hosted_tool_set,
+)
 from robota.core.agent.context import ContextTracker
 from robota.core.agent.events import HistoryCommitted
 from robota.core.agent.history import History
-from robota.core.agent.output import OutputSpec
+from robota.core.agent.output import OutputValidator
 from robota.core.agent.pairing import HistoryProcessor
 from robota.core.agent.pause import RunPaused
 from robota.core.agent.result import RunResult
 from robota.core.agent.retries import DEFAULT_RETRY_POLICY
 from robota.core.agent.run import execute_run, execute_until_pause
 from robota.core.agent.spec import RunControl
-from robota.core.agent.stream import AgentStream
 from robota.core.agent.texts import AgentTexts
 from robota.core.cancellation import CancelToken
+from robota.core.capabilities import HostedTool
 from robota.core.errors import AgentClosedError, ConfigurationError, RunCancelledError
 from robota.core.events import Event, EventSink, OwnerPath, emit_all
 from robota.core.gate import ToolGate
@@ -47,23 +55,67 @@ from robota.core.residency import ToolCatalog
 from robota.core.retry import RetryPolicy
 from robota.core.settings import ModelSettings, merge_settings
 from robota.core.tools.base import Tool
+from robota.core.tools.toolset import ToolLike, resolve_tools
 
 __all__ = ["Agent"]
 
-Prompt = str | UserMessage
 
-
-class Agent(ResumeEntryPoints, DirectToolCalls, RunSpecBuilder):
+class Agent(
+    RunEntryPoints[DepsT, OutputT],
+    ResumeEntryPoints[DepsT, OutputT],
+    DirectToolCalls[DepsT],
+    RunSpecBuilder,
+    Conversations[DepsT],
+    Generic[DepsT, OutputT],
+):
     """A model, tools and a conversation history, run one prompt at a time.
+
+    ``Agent[DepsT, OutputT]`` is typed by its dependencies (what tool bodies get as
+    ``ToolContext[DepsT].deps``; default ``None``) and its output (``RunResult[OutputT].output``;
+    default ``str``, the final text). Both are inferred: ``Agent(provider,
+    output_type=Weather, deps=Deps(...))`` is an ``Agent[Deps, Weather]``.
+
+    Typing limits (a checker lets these pass): a tool's ``ToolContext[D]`` is not tied to
+    ``DepsT`` (``tools=[t]`` with another or no ``deps=`` type-checks); an output function's
+    ``OutputContext[D]`` neither (output functions are typed ``Callable[..., T]``);
+    ``output_type=Literal["a", "b"]`` types the output as the bare ``Literal`` form — write
+    ``agent: Agent[None, Literal["a", "b"]] = Agent(p, output_type=cast(Any, Literal["a",
+    "b"]))`` or use a ``StrEnum``. See :mod:`robota.core.agent._typing`.
+
+    One agent holds one conversation. To serve many users from one definition, build the
+    definition once and give each conversation its own agent with :meth:`new_conversation`
+    (cheap: it shares the provider, tools, gates, sinks, settings, output type and validators,
+    and has its own history, FIFO slot and run control)::
+
+        support = Agent(provider, system_prompt="You answer billing questions.", tools=[lookup])
+
+        async def handle(user_id: str, message: str, history: Sequence[Message]) -> str:
+            chat = support.new_conversation(history=history, name=f"user-{user_id}")
+            return (await chat.run(message)).output
 
     Args:
         provider: The provider to call.
         model: Model id (defaults to ``provider.default_model``).
         system_prompt: The head system message (None: none). Replace it live through
             :attr:`system_prompt`.
-        tools: Registered tools (names must be unique).
+        tools: Tools (names must be unique): :class:`~robota.core.tools.base.Tool` objects,
+            plain functions (sync or async, wrapped as with ``@tool``), toolsets (anything with
+            a ``tools`` attribute, e.g. ``robota.tools.BuiltinToolset``) and iterables of tools,
+            flattened in order.
         settings: Agent-level settings (merged under each run's settings).
-        output_type: Default structured output type (pydantic model class or JSON Schema dict).
+        output_type: The output type of every run (a run may override it): a type pydantic
+            validates (model, dataclass, ``TypedDict``, ``int``, ``list[A]``, ``A | B``), an
+            output function, ``StructuredDict(...)``, or a raw JSON Schema dict (typed
+            ``Any``); see :data:`~robota.core.agent._typing.OutputTypeSpec`. None: the output
+            is the final text.
+        output_validators: Validators of the agent's output type, run in order on every
+            validated output (given to ``OutputSpec.of(..., validators=...)``); a validator
+            raising ``ModelRetry`` sends its message back to the model within the output
+            retry budget. They do not apply to a run that passes its own ``output_type``.
+        hosted_tools: Vendor-run tools (:class:`~robota.core.capabilities.HostedTool` or its
+            value, e.g. ``"web_search"``) put on every normal request, checked against the
+            model's stated capabilities before the first one. A run's ``hosted_tools=``
+            replaces this set for that run.
         max_rounds: Round budget per run (0: no cap). Default 25.
         gates: Tool gates, consulted in order.
         sinks: Event sinks.
@@ -113,7 +165,9 @@ class Agent(ResumeEntryPoints, DirectToolCalls, RunSpecBuilder):
 
     Raises:
         ConfigurationError: no model given and the provider has no default; duplicate tool
-            names.
+            names; an unknown hosted tool name.
+        TypeError: a ``tools=`` item that is none of the accepted shapes (the message names
+            it).
 
     Example:
         >>> from robota.core.testing.scripted import ScriptedProvider
@@ -122,15 +176,83 @@ class Agent(ResumeEntryPoints, DirectToolCalls, RunSpecBuilder):
         'Hello!'
     """
 
+    @overload
     def __init__(
         self,
         provider: Provider,
         *,
         model: str | None = None,
         system_prompt: str | None = None,
-        tools: Sequence[Tool] = (),
+        tools: Iterable[ToolLike] = (),
+        settings: ModelSettings | None = None,
+        output_type: OutputTypeSpec[OutputT] | None = None,
+        output_validators: Sequence[OutputValidator[OutputT]] | tuple[()] = (),
+        hosted_tools: Iterable[HostedToolLike] = (),
+        max_rounds: int = 25,
+        gates: Sequence[ToolGate] = (),
+        sinks: Sequence[EventSink] = (),
+        deps: DepsT | None = None,
+        name: str = "agent",
+        history: Sequence[Message] = (),
+        max_parallel_tools: int = 8,
+        output_retries: int = 2,
+        max_identical_tool_calls: int = 5,
+        unknown_tool_rounds: int = 3,
+        context_threshold: float = 0.95,
+        tool_result_threshold: float = 0.9,
+        texts: AgentTexts | None = None,
+        journal: Journal | None = None,
+        history_processors: Sequence[HistoryProcessor] = (),
+        on_payload: PayloadCallback | None = None,
+        defer_tools: bool | None = None,
+        retry: RetryPolicy | None = DEFAULT_RETRY_POLICY,
+        accept_truncated: bool = False,
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self: Agent[Any, Any],
+        provider: Provider,
+        *,
+        model: str | None = None,
+        system_prompt: str | None = None,
+        tools: Iterable[ToolLike] = (),
+        settings: ModelSettings | None = None,
+        output_type: Mapping[str, Any],
+        output_validators: Sequence[OutputValidator] = (),
+        hosted_tools: Iterable[HostedToolLike] = (),
+        max_rounds: int = 25,
+        gates: Sequence[ToolGate] = (),
+        sinks: Sequence[EventSink] = (),
+        deps: Any = None,
+        name: str = "agent",
+        history: Sequence[Message] = (),
+        max_parallel_tools: int = 8,
+        output_retries: int = 2,
+        max_identical_tool_calls: int = 5,
+        unknown_tool_rounds: int = 3,
+        context_threshold: float = 0.95,
+        tool_result_threshold: float = 0.9,
+        texts: AgentTexts | None = None,
+        journal: Journal | None = None,
+        history_processors: Sequence[HistoryProcessor] = (),
+        on_payload: PayloadCallback | None = None,
+        defer_tools: bool | None = None,
+        retry: RetryPolicy | None = DEFAULT_RETRY_POLICY,
+        accept_truncated: bool = False,
+    ) -> None: ...
+
+    def __init__(
+        self,
+        provider: Provider,
+        *,
+        model: str | None = None,
+        system_prompt: str | None = None,
+        tools: Iterable[ToolLike] = (),
         settings: ModelSettings | None = None,
         output_type: Any = None,
+        output_validators: Sequence[OutputValidator] = (),
+        hosted_tools: Iterable[HostedToolLike] = (),
         max_rounds: int = 25,
         gates: Sequence[ToolGate] = (),
         sinks: Sequence[EventSink] = (),
@@ -157,13 +279,16 @@ class Agent(ResumeEntryPoints, DirectToolCalls, RunSpecBuilder):
         self.provider = provider
         self.model: str = resolved
         self.settings = settings or ModelSettings()
-        self.output_type = output_type
+        self.output_type: Any = output_type
+        self.output_validators: tuple[OutputValidator, ...] = tuple(output_validators)
+        self.hosted_tools: frozenset[HostedTool] = hosted_tool_set(hosted_tools)
+        self._output_spec(None)  # an unusable output type fails here, not at the first run
         if max_rounds < 0:
             raise ConfigurationError(f"max_rounds must be >= 0 (0: no cap), got {max_rounds}")
         self.max_rounds = max_rounds
         self.gates = tuple(gates)
         self.sinks = tuple(sinks)
-        self.deps = deps
+        self.deps: DepsT | None = deps
         self.name = name
         self.max_parallel_tools = max_parallel_tools
         self.output_retries = output_retries
@@ -177,20 +302,29 @@ class Agent(ResumeEntryPoints, DirectToolCalls, RunSpecBuilder):
         self.on_payload = on_payload
         self.retry = retry
         self.accept_truncated = accept_truncated
+        resolved_tools = resolve_tools(tools)
         names: set[str] = set()
-        for tool in tools:
+        for tool in resolved_tools:
             if tool.name in names:
                 raise ConfigurationError(f"two tools are named {tool.name!r}")
             names.add(tool.name)
-        info = provider.model_info(resolved)
+        self._tool_list: tuple[Tool, ...] = tuple(resolved_tools)
+        self._defer_tools = defer_tools
+        self._owns_gates = True
+        self._fresh_conversation(system_prompt, history)
+
+    def _fresh_conversation(self, system_prompt: str | None, history: Sequence[Message]) -> None:
+        """Set up the state one conversation owns: history, residency, context tracking, run
+        control, the FIFO slot and disposal state."""
+        info = self.provider.model_info(self.model)
         self._catalog = ToolCatalog(
-            tools,
-            defer=defer_tools,
+            self._tool_list,
+            defer=self._defer_tools,
             context_window=info.context_window if info is not None else None,
         )
         self._tools: dict[str, Tool] = self._catalog.all()
         self._control = RunControl()
-        self._owner = OwnerPath().child("agent", name)
+        self._owner = OwnerPath().child("agent", self.name)
         self._history = History(system_prompt, history, on_commit=self._on_commit)
         self._tracker = ContextTracker()
         self._lock: anyio.Lock | None = None
@@ -268,55 +402,52 @@ class Agent(ResumeEntryPoints, DirectToolCalls, RunSpecBuilder):
             self._lock_loop = loop
         return self._lock
 
-    # --- runs -----------------------------------------------------------------------------
+    # --- runs (run, stream and run_sync: see _runs.py) ----------------------------------
 
-    async def run(
+    @overload
+    async def run_until_pause(
         self,
         prompt: Prompt,
         *,
-        output_type: Any = None,
+        output_type: None = None,
         settings: ModelSettings | None = None,
         max_rounds: int | None = None,
-        deps: Any = None,
+        deps: DepsT | None = None,
         cancel: CancelToken | None = None,
         run_id: str | None = None,
         accept_truncated: bool | None = None,
-    ) -> RunResult:
-        """Run ``prompt`` to its end and return the :class:`RunResult`.
+        hosted_tools: Iterable[HostedToolLike] | None = None,
+    ) -> RunResult[OutputT] | RunPaused: ...
 
-        Waits for earlier runs on this agent (FIFO). Cancelling ``cancel`` while the run is in
-        flight resolves it as ``interrupted``.
+    @overload
+    async def run_until_pause(
+        self,
+        prompt: Prompt,
+        *,
+        output_type: Mapping[str, Any],
+        settings: ModelSettings | None = None,
+        max_rounds: int | None = None,
+        deps: DepsT | None = None,
+        cancel: CancelToken | None = None,
+        run_id: str | None = None,
+        accept_truncated: bool | None = None,
+        hosted_tools: Iterable[HostedToolLike] | None = None,
+    ) -> RunResult[Any] | RunPaused: ...
 
-        Args:
-            prompt: Text or a :class:`~robota.core.messages.UserMessage`.
-            output_type: Structured output type for this run (overrides the agent's).
-            settings: Run settings, merged over the agent's.
-            max_rounds: Round budget for this run (0: no cap; None: the agent's).
-            deps: Dependencies for tool bodies (None: the agent's).
-            cancel: The run's cancellation signal.
-            run_id: The run's id (None: a fresh ``run_<hex>`` id); a host names it to find the
-                run in its journal later.
-            accept_truncated: Use a truncated answer in this run (None: the agent's).
-
-        Raises:
-            AgentClosedError: the agent was closed.
-            RunCancelledError: ``cancel`` was already cancelled when the run's turn came (no
-                provider call, no history change).
-            RobotaError: see :func:`robota.core.agent.run.execute_run`.
-        """
-        result = await self._run(
-            prompt,
-            output_type,
-            settings,
-            max_rounds,
-            deps,
-            cancel or CancelToken(),
-            None,
-            run_id,
-            accept_truncated=accept_truncated,
-        )
-        assert isinstance(result, RunResult)
-        return result
+    @overload
+    async def run_until_pause(
+        self,
+        prompt: Prompt,
+        *,
+        output_type: OutputTypeSpec[RunOutputT],
+        settings: ModelSettings | None = None,
+        max_rounds: int | None = None,
+        deps: DepsT | None = None,
+        cancel: CancelToken | None = None,
+        run_id: str | None = None,
+        accept_truncated: bool | None = None,
+        hosted_tools: Iterable[HostedToolLike] | None = None,
+    ) -> RunResult[RunOutputT] | RunPaused: ...
 
     async def run_until_pause(
         self,
@@ -325,11 +456,12 @@ class Agent(ResumeEntryPoints, DirectToolCalls, RunSpecBuilder):
         output_type: Any = None,
         settings: ModelSettings | None = None,
         max_rounds: int | None = None,
-        deps: Any = None,
+        deps: DepsT | None = None,
         cancel: CancelToken | None = None,
         run_id: str | None = None,
         accept_truncated: bool | None = None,
-    ) -> RunResult | RunPaused:
+        hosted_tools: Iterable[HostedToolLike] | None = None,
+    ) -> RunResult[Any] | RunPaused:
         """Like :meth:`run`, but a model response calling a tool whose ``execution`` is
         ``approval`` or ``external`` ends the run with :class:`RunPaused` before any call of
         that response executes (seed 002, "Deferred tool execution").
@@ -376,83 +508,8 @@ class Agent(ResumeEntryPoints, DirectToolCalls, RunSpecBuilder):
             run_id,
             pausable=True,
             accept_truncated=accept_truncated,
+            hosted_tools=hosted_tools,
         )
-
-    def stream(
-        self,
-        prompt: Prompt,
-        *,
-        output_type: Any = None,
-        settings: ModelSettings | None = None,
-        max_rounds: int | None = None,
-        deps: Any = None,
-        cancel: CancelToken | None = None,
-        run_id: str | None = None,
-        accept_truncated: bool | None = None,
-    ) -> AgentStream:
-        """Like :meth:`run`, streaming events: ``async with agent.stream(p) as s: async for e
-        in s: ...`` then ``s.result``. The run takes its FIFO slot when iteration starts.
-
-        Raises:
-            AgentClosedError: the agent was closed (raised when iteration starts).
-        """
-        own = CancelToken()
-        if cancel is not None:
-            cancel.on_cancel(lambda: own.cancel(cancel.reason))
-
-        async def start(send: Any, token: CancelToken) -> RunResult:
-            result = await self._run(
-                prompt,
-                output_type,
-                settings,
-                max_rounds,
-                deps,
-                token,
-                send,
-                run_id,
-                accept_truncated=accept_truncated,
-            )
-            assert isinstance(result, RunResult)
-            return result
-
-        return AgentStream(start, own)
-
-    def run_sync(
-        self,
-        prompt: Prompt,
-        *,
-        output_type: Any = None,
-        settings: ModelSettings | None = None,
-        max_rounds: int | None = None,
-        deps: Any = None,
-        run_id: str | None = None,
-        accept_truncated: bool | None = None,
-    ) -> RunResult:
-        """Run :meth:`run` in a new event loop (``anyio.run``).
-
-        Raises:
-            RuntimeError: when called from a running event loop (use ``await agent.run``).
-        """
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            pass
-        else:
-            raise RuntimeError(
-                "Agent.run_sync cannot be called from a running event loop; "
-                "use `await agent.run(...)` instead"
-            )
-        call = functools.partial(
-            self.run,
-            prompt,
-            output_type=output_type,
-            settings=settings,
-            max_rounds=max_rounds,
-            deps=deps,
-            run_id=run_id,
-            accept_truncated=accept_truncated,
-        )
-        return anyio.run(call)
 
     def _refuse_if(self, cancel: CancelToken) -> None:
         if cancel.cancelled:
@@ -473,17 +530,18 @@ class Agent(ResumeEntryPoints, DirectToolCalls, RunSpecBuilder):
         run_id: str | None = None,
         pausable: bool = False,
         accept_truncated: bool | None = None,
-    ) -> RunResult | RunPaused:
+        hosted_tools: Iterable[HostedToolLike] | None = None,
+    ) -> RunResult[Any] | RunPaused:
         if self._closed:
             raise AgentClosedError(f"agent {self.name!r} is closed; it accepts no new runs")
-        kind = output_type if output_type is not None else self.output_type
         spec = self._spec(
-            output=OutputSpec.of(kind) if kind is not None else None,
+            output=self._output_spec(output_type),
             settings=merge_settings(self.settings, settings),
             max_rounds=self.max_rounds if max_rounds is None else max_rounds,
             deps=deps,
             run_id=run_id,
             accept_truncated=accept_truncated,
+            hosted_tools=None if hosted_tools is None else hosted_tool_set(hosted_tools),
         )
         message = prompt if isinstance(prompt, UserMessage) else UserMessage.of(prompt)
         async with self._slot():
@@ -506,7 +564,8 @@ class Agent(ResumeEntryPoints, DirectToolCalls, RunSpecBuilder):
     # --- disposal -------------------------------------------------------------------------
 
     async def aclose(self) -> list[BaseException]:
-        """Close the agent: refuse new runs, wait for running and queued runs, close gates.
+        """Close the agent: refuse new runs, wait for running and queued runs, close gates
+        (not for a conversation made by :meth:`new_conversation`: its gates are shared).
 
         Idempotent and never raises for a cleanup failure: returns the exceptions the gates
         raised while closing (empty on success; the same list on later calls). The provider is
@@ -521,7 +580,7 @@ class Agent(ResumeEntryPoints, DirectToolCalls, RunSpecBuilder):
         try:
             async with self._slot():
                 pass
-            for gate in self.gates:
+            for gate in self.gates if self._owns_gates else ():
                 try:
                     await gate.aclose()
                 except Exception as exc:
@@ -531,7 +590,7 @@ class Agent(ResumeEntryPoints, DirectToolCalls, RunSpecBuilder):
             self._closing.set()
         return list(errors)
 
-    async def __aenter__(self) -> Agent:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

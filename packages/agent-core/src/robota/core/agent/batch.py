@@ -16,6 +16,12 @@ else: a call the journal settled is answered from it (no unknown-tool check, gat
 hook runs again), a call whose effect started without a recorded result is reported with an
 unknown outcome (or run again under its journaled admission when the tool is ``idempotent``),
 and a new call's admission is journaled with its start before the body runs.
+
+Retry budget (a tool's ``max_retries``, spent by invalid arguments and ``ModelRetry``): one
+batch is one attempt. The first failing call of a tool in a batch counts one retry and decides
+the advice ("call again (N left)" or "stop calling it"); every other failing call of that tool
+in the same batch repeats that advice without counting again, so the one tool-result message
+the model reads never says both. A direct invocation (no batch) counts per call.
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ from robota.core.agent.events import (
 )
 from robota.core.agent.texts import AgentTexts
 from robota.core.agent.validation import validate_against
-from robota.core.errors import JournalError
+from robota.core.errors import JournalError, ModelRetry
 from robota.core.events import Event, OwnerPath
 from robota.core.gate import Deny, Substitute, ToolCallRequest, ToolGate
 from robota.core.journal.checkpoint import ContinuationError
@@ -79,9 +85,11 @@ class ToolRunner:
         is_cancelled: True once the run's cancellation was requested.
         max_parallel: Bound on concurrently running bodies (>= 1).
         identical_limit: Byte-identical invocations of one tool allowed per run (None: no limit).
-        retry_counts: Invalid-argument attempts per tool name in this run.
+        retry_counts: Retries (invalid arguments or ``ModelRetry``) per tool name in this run.
         identical_counts: Invocations per canonical input in this run.
         journal: The run's tool journal (a journaled run), consulted before any gate.
+        batch_advice: While a batch runs, the retry advice already given per tool name in it
+            (None outside a batch).
     """
 
     texts: AgentTexts
@@ -96,6 +104,7 @@ class ToolRunner:
     identical_counts: dict[str, int] = field(default_factory=dict[str, int])
     scopes: dict[str, anyio.CancelScope] = field(default_factory=dict[str, anyio.CancelScope])
     journal: ToolJournal | None = None
+    batch_advice: dict[str, str] | None = None
 
     def cancel_call(self, call_id: str) -> bool:
         """Cancel one running tool body by Robota's call id; its result says it was cancelled
@@ -158,6 +167,22 @@ class ToolRunner:
                 already running were allowed to finish (their entries are filled).
             ReconciliationError: a journal record under a call's key answers a different call.
         """
+        self.batch_advice = {}
+        try:
+            await self._run_batch(calls, available, results, owner=owner, round=round, skip=skip)
+        finally:
+            self.batch_advice = None
+
+    async def _run_batch(
+        self,
+        calls: Sequence[ToolCallPart],
+        available: Mapping[str, Tool],
+        results: list[ToolResultPart | None],
+        *,
+        owner: OwnerPath,
+        round: int,
+        skip: Collection[int],
+    ) -> None:
         limiter = anyio.CapacityLimiter(max(1, self.max_parallel))
         names = sorted(available)
         pending: list[int] = []
@@ -437,6 +462,9 @@ class ToolRunner:
             return error_result(
                 call, f"TimeoutError: tool '{tool.name}' did not finish within {tool.timeout} s"
             ), False
+        except ModelRetry as retry:
+            text = self.texts.tool_retry.format(name=tool.name, message=retry.message)
+            return error_result(call, self._retry_advice(tool, text)), True
         except Exception as exc:
             return error_result(call, _describe(exc)), False
         finally:
@@ -452,15 +480,30 @@ class ToolRunner:
     def _invalid(
         self, call: ToolCallPart, tool: Tool, issues: list[str], owner: OwnerPath
     ) -> ToolResultPart:
-        count = self.retry_counts.get(tool.name, 0) + 1
-        self.retry_counts[tool.name] = count
         text = self.texts.invalid_arguments.format(
             name=tool.name, issues="\n".join(f"- {issue}" for issue in issues)
         )
-        if count > tool.max_retries:
-            text += self.texts.stop_retrying
+        text = self._retry_advice(tool, text)
         self.emit(ToolCallSkipped(owner=owner, call=call, reason="invalid_arguments", message=text))
         return error_result(call, text)
+
+    def _retry_advice(self, tool: Tool, text: str) -> str:
+        """Count one retry of ``tool`` (invalid arguments or ``ModelRetry``) and append the one
+        consistent advice: call again with the retries left, or stop once they are spent.
+        Within a batch only the tool's first failure counts; the others repeat its advice."""
+        given = self.batch_advice.get(tool.name) if self.batch_advice is not None else None
+        if given is not None:
+            return text + given
+        count = self.retry_counts.get(tool.name, 0) + 1
+        self.retry_counts[tool.name] = count
+        remaining = tool.max_retries - count + 1
+        if remaining <= 0:
+            advice = self.texts.stop_retrying.format(name=tool.name)
+        else:
+            advice = self.texts.retry_allowed.format(name=tool.name, remaining=remaining)
+        if self.batch_advice is not None:
+            self.batch_advice[tool.name] = advice
+        return text + advice
 
     def _done(
         self, call_id: str, owner: OwnerPath, result: ToolResultPart, executed: bool

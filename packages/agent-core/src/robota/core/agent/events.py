@@ -25,13 +25,16 @@ from robota.core.usage import Usage
 
 __all__ = [
     "ContextGuardTripped",
+    "FinalResult",
     "HistoryCommitted",
     "HistoryRepaired",
+    "HostedToolCalled",
     "ModelResponded",
     "ModelTextDelta",
     "ModelThinkingDelta",
     "ModelToolCallDelta",
     "OutputValidationFailed",
+    "PartialOutput",
     "RoundCompleted",
     "RoundKind",
     "RoundOutcome",
@@ -372,3 +375,54 @@ class OutputValidationFailed(Event):
     attempt: int
     issues: tuple[str, ...]
     will_retry: bool
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PartialOutput(Event):
+    """A repaired snapshot of the structured answer while it streams (seed 002, "Streaming
+    parts…"). Snapshots of one round are monotonic: each one keeps every key, element and
+    string prefix the previous one showed. The raw ``ModelTextDelta`` comes first.
+
+    Attributes:
+        round: 1-based round whose text is streaming.
+        snapshot: The repaired JSON value (unwrapped from ``{"result": …}`` when the schema was
+            wrapped).
+        value: The typed partial value (pydantic partial validation, after the output
+            validators ran with ``ctx.partial`` True), or None when the snapshot does not
+            validate partially yet.
+    """
+
+    type: ClassVar[str] = "output.partial"
+    round: int
+    snapshot: Any
+    value: Any = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class FinalResult(Event):
+    """The structured answer passed full validation (emitted once per run with an output type,
+    before ``RunCompleted``).
+
+    Attributes:
+        output: The run's output (after the output function and validators).
+    """
+
+    type: ClassVar[str] = "output.final_result"
+    output: Any
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class HostedToolCalled(Event):
+    """A committed response holds a call of a tool the vendor ran itself (web search, code
+    execution…); emitted after ``ModelResponded``.
+
+    Attributes:
+        round: 1-based round of the response.
+        call_id: The call part's id.
+        name: The hosted tool's name as the vendor reported it.
+    """
+
+    type: ClassVar[str] = "tool.hosted_call"
+    round: int
+    call_id: str
+    name: str

@@ -15,16 +15,19 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any, cast
 
 import anyio
 import anyio.lowlevel
 from robota.core.agent.events import (
     ContextGuardTripped,
     HistoryRepaired,
+    HostedToolCalled,
     ModelResponded,
     ModelTextDelta,
     ModelThinkingDelta,
     ModelToolCallDelta,
+    PartialOutput,
     RoundCompleted,
     RoundKind,
     RoundOutcome,
@@ -32,8 +35,11 @@ from robota.core.agent.events import (
 )
 from robota.core.agent.history import AssistantDraft
 from robota.core.agent.outcome import answer_calls, refusal
+from robota.core.agent.output.context import OutputContext
+from robota.core.agent.output.partial import NOTHING, PartialJson, extends
 from robota.core.agent.pairing import PairingRepair, repair_pairing
 from robota.core.agent.spec import RunSpec
+from robota.core.capabilities import HostedTool, check_hosted_tools
 from robota.core.errors import (
     ContextWindowExceededError,
     MalformedResponseError,
@@ -41,7 +47,7 @@ from robota.core.errors import (
 )
 from robota.core.events import OwnerPath
 from robota.core.journal.port import Journal
-from robota.core.messages import AssistantMessage, Message, UserMessage
+from robota.core.messages import AssistantMessage, Message, ToolCallPart, UserMessage
 from robota.core.provider import (
     ModelRequest,
     ResponseCompleted,
@@ -68,6 +74,8 @@ class ProviderRounds:
     draft: AssistantDraft | None
     journal: Journal | None
     last_response: AssistantMessage | None
+    run_id: str
+    attempts: int
 
     def _request(
         self, kind: RoundKind, instruction: str | None, tools: tuple[ToolDefinition, ...]
@@ -91,12 +99,17 @@ class ProviderRounds:
             settings = replace(settings, tool_choice="none")
             if instruction:
                 messages = (*messages, UserMessage.of(instruction))
+        hosted = spec.hosted_tools if kind == "normal" else frozenset[HostedTool]()
+        if hosted:
+            caps = spec.provider.capabilities(spec.model)
+            check_hosted_tools(caps, hosted, provider=spec.provider.name, model=spec.model)
         return ModelRequest(
             model=spec.model,
             messages=messages,
             tools=tools,
             settings=settings,
             output=output,
+            hosted_tools=hosted,
             on_payload=spec.on_payload,
         )
 
@@ -162,6 +175,7 @@ class ProviderRounds:
         self.repairs.clear()
         draft = AssistantDraft(model=spec.model, provider=spec.provider.name)
         self.draft = draft
+        partial = _PartialOutputs(self, owner) if spec.output is not None else None
         body_length = len(spec.history.body)
         outcome: RoundOutcome = "failure"
         violation: tuple[str, ...] = ()
@@ -173,6 +187,8 @@ class ProviderRounds:
                 try:
                     async for event in stream:
                         self._on_stream_event(event, draft, owner)
+                        if partial is not None and isinstance(event, TextDelta):
+                            await partial.feed(event.text)  # after the raw delta
                         if spec.control.streaming and isinstance(event, TextDelta):
                             await anyio.lowlevel.checkpoint()
                 finally:
@@ -206,6 +222,13 @@ class ProviderRounds:
                         owner=owner, message=message, usage=usage, model=message.model or spec.model
                     )
                 )
+                for part in message.parts:
+                    if isinstance(part, ToolCallPart) and part.hosted:
+                        spec.emit(
+                            HostedToolCalled(
+                                owner=owner, round=self.rounds, call_id=part.id, name=part.name
+                            )
+                        )
             spec.emit(
                 RoundCompleted(
                     owner=owner,
@@ -303,6 +326,50 @@ class ProviderRounds:
             )
 
     # --- tool batches ---------------------------------------------------------------------
+
+
+class _PartialOutputs:
+    """Emits ``PartialOutput`` events for one round's streamed structured answer: repaired
+    snapshots (:class:`~robota.core.agent.output.partial.PartialJson`), shown only when changed
+    and monotonic (a regression is suppressed), each typed and passed through the output
+    validators with ``ctx.partial`` True (a refusal suppresses the snapshot, never retries)."""
+
+    def __init__(self, run: ProviderRounds, owner: OwnerPath) -> None:
+        self.run = run
+        self.owner = owner
+        self.json = PartialJson()
+        self.last: Any = NOTHING
+
+    async def feed(self, delta: str) -> None:
+        spec = self.run.spec
+        output = spec.output
+        assert output is not None
+        snapshot = self.json.feed(delta)
+        if snapshot is NOTHING:
+            return
+        if output.wrapped and isinstance(snapshot, dict):
+            mapping = cast("dict[str, Any]", snapshot)
+            if "result" not in mapping:
+                if not mapping:
+                    return  # the wrapper opened, nothing inside yet
+            else:
+                snapshot = mapping["result"]
+        if self.last is not NOTHING and (snapshot == self.last or not extends(self.last, snapshot)):
+            return
+        ctx: OutputContext[Any] = OutputContext(
+            run_id=self.run.run_id,
+            deps=spec.deps,
+            attempt=self.run.attempts + 1,
+            partial=True,
+            messages=spec.history.messages,
+        )
+        keep, value = await output.partial_value(snapshot, ctx)
+        if not keep:
+            return
+        self.last = snapshot
+        spec.emit(
+            PartialOutput(owner=self.owner, round=self.run.rounds, snapshot=snapshot, value=value)
+        )
 
 
 def without_tool_calls(message: AssistantMessage) -> AssistantMessage:

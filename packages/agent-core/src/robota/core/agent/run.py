@@ -37,6 +37,7 @@ from robota.core.agent._waits import JournaledWaits
 from robota.core.agent.batch import ToolRunner, error_result
 from robota.core.agent.events import (
     ContextGuardTripped,
+    FinalResult,
     OutputValidationFailed,
     RunCompleted,
     RunFailed,
@@ -46,12 +47,15 @@ from robota.core.agent.events import (
     ToolCallSkipped,
 )
 from robota.core.agent.history import AssistantDraft
+from robota.core.agent.output.context import OutputContext
+from robota.core.agent.output.spec import OutputCheck
 from robota.core.agent.pairing import PairingRepair
 from robota.core.agent.pause import PauseRequiredError, PauseState, RunPaused, pending_calls
-from robota.core.agent.result import RunResult
+from robota.core.agent.result import NO_OUTPUT, RunResult
 from robota.core.agent.round import ProviderRounds
 from robota.core.agent.spec import RunControl, RunSpec
 from robota.core.cancellation import CancelToken
+from robota.core.capabilities import check_hosted_tools
 from robota.core.errors import (
     JournalError,
     RepeatedToolInputError,
@@ -287,14 +291,20 @@ class _Run(ProviderRounds):
                 self.spec.emit(RunFailed(owner=self.owner, run_id=self.run_id, error=exc))
             raise
 
-    def _finish(self, text: str, output: Any, *, interrupted: bool) -> RunResult:
+    def _finish(self, text: str, output: Any, *, interrupted: bool) -> RunResult[Any]:
+        """The run's result: ``output`` is the validated value; a run without an output type
+        has its text as output, an interrupted structured run has none (``NO_OUTPUT``)."""
+        if self.spec.output is None:
+            output = text
+        elif interrupted:
+            output = NO_OUTPUT
         last = self.last_response
         reason = last.finish_reason if last is not None else None
         raw = last.raw_finish_reason if last is not None else None
         result = RunResult(
             run_id=self.run_id,
             text=text,
-            output=output,
+            value=output,
             new_messages=self.spec.history.messages[self.start_index :],
             usage=self.usage,
             interrupted=interrupted,
@@ -330,12 +340,19 @@ class _Run(ProviderRounds):
         return ""
 
     def _check_settings(self) -> None:
-        caps = self.spec.provider.capabilities(self.spec.model)
-        for name in sorted(self.spec.settings.set_fields() & caps.unsupported_settings):
+        """Refuse, before the prompt is committed, a setting or a hosted tool the model is
+        stated not to support (the round checks the hosted tools again per request)."""
+        spec = self.spec
+        caps = spec.provider.capabilities(spec.model)
+        for name in sorted(spec.settings.set_fields() & caps.unsupported_settings):
             raise UnsupportedSettingError(
-                f"model {self.spec.model!r} does not support the setting {name!r}",
+                f"model {spec.model!r} does not support the setting {name!r}",
                 setting=name,
-                model=self.spec.model,
+                model=spec.model,
+            )
+        if spec.hosted_tools:
+            check_hosted_tools(
+                caps, spec.hosted_tools, provider=spec.provider.name, model=spec.model
             )
 
     # --- the loop -------------------------------------------------------------------------
@@ -354,7 +371,7 @@ class _Run(ProviderRounds):
                 spec.control.stop_steering()  # the forced last call answers no later message
                 message = await self._round("summary", spec.texts.summary_instruction)
                 text = message.text or spec.texts.summary_fallback
-                return text, self._summary_output(text, self.attempts)
+                return text, await self._summary_output(text, self.attempts)
             offered = {t.name: t for t in spec.offered_tools()}
             message = await self._round("normal", None, offered=offered)
             calls = message.tool_calls
@@ -382,9 +399,10 @@ class _Run(ProviderRounds):
                 return message.text, None
             self.attempts += 1
             attempts = self.attempts
-            value, issues = spec.output.validate(message.text)
-            if not issues:
-                return message.text, value
+            check = await self._check_output(message.text)
+            if check.ok:
+                return message.text, check.value
+            issues = check.issues
             retry = attempts <= spec.output_retries
             spec.emit(
                 OutputValidationFailed(
@@ -397,7 +415,8 @@ class _Run(ProviderRounds):
                     issues=issues,
                     attempts=attempts,
                 )
-            feedback = spec.texts.output_retry.format(
+            template = spec.texts.output_rejected if check.rejected else spec.texts.output_retry
+            feedback = template.format(
                 issues="\n".join(f"- {i}" for i in issues), schema=spec.output.schema_text
             )
             spec.history.append(UserMessage.of(feedback))
@@ -423,7 +442,7 @@ class _Run(ProviderRounds):
             self._steer()
             spec.control.stop_steering()  # the forced last call answers no later message
             final = await self._round("final", instruction)
-            return final.text, self._summary_output(final.text, self.attempts)
+            return final.text, await self._summary_output(final.text, self.attempts)
         return None
 
     def _pause_for(
@@ -473,17 +492,36 @@ class _Run(ProviderRounds):
         for text in self.spec.control.take_steering():
             self.spec.history.append(UserMessage.of(text))
 
-    def _summary_output(self, text: str, attempts: int) -> Any:
+    async def _summary_output(self, text: str, attempts: int) -> Any:
+        """The output of a forced last call (no retry is left after it)."""
         if self.spec.output is None:
             return None
-        value, issues = self.spec.output.validate(text)
-        if issues:
+        self.attempts = attempts + 1
+        check = await self._check_output(text)
+        if not check.ok:
             raise StructuredOutputError(
-                f"the final answer did not validate: {issues[0]}",
-                issues=issues,
+                f"the final answer did not validate: {check.issues[0]}",
+                issues=check.issues,
                 attempts=attempts + 1,
             )
-        return value
+        return check.value
+
+    async def _check_output(self, text: str) -> OutputCheck:
+        """Validate a final answer (type, output function, validators); an accepted one is
+        announced with the run's one ``FinalResult`` event. An application exception from the
+        output function or a validator propagates (the run fails, no retry)."""
+        spec = self.spec
+        assert spec.output is not None
+        ctx: OutputContext[Any] = OutputContext(
+            run_id=self.run_id,
+            deps=spec.deps,
+            attempt=self.attempts,
+            messages=spec.history.messages,
+        )
+        check = await spec.output.finalize(text, ctx)
+        if check.ok:
+            spec.emit(FinalResult(owner=self.owner, output=check.value))
+        return check
 
     async def _run_batch(
         self,

@@ -14,6 +14,7 @@ from robota.core.agent.output import OutputSpec
 from robota.core.agent.pairing import HistoryProcessor
 from robota.core.agent.texts import AgentTexts
 from robota.core.cancellation import CancelToken
+from robota.core.capabilities import HostedTool
 from robota.core.events import Event, OwnerPath
 from robota.core.gate import ToolGate
 from robota.core.journal.checkpoint import Checkpoint
@@ -119,6 +120,8 @@ class RunSpec:
             without a recorded response (the host opted in).
         accept_state_drift: A continuation does not refuse a replayed model call whose request
             differs from the recorded one (the host opted in).
+        hosted_tools: Vendor-run tools put on every normal round's request (checked against
+            the model's stated capabilities before the first request).
     """
 
     provider: Provider
@@ -151,3 +154,4 @@ class RunSpec:
     residency: Residency | None = None
     resend_unrecorded_model_call: bool = False
     accept_state_drift: bool = False
+    hosted_tools: frozenset[HostedTool] = frozenset()

@@ -32,13 +32,21 @@ class AgentTexts:
         unknown_tool_final: Request-only instruction of the final no-tools call after unknown
             tool calls repeated. ``{calls}`` names the calls never executed.
         invalid_arguments: Result for arguments that failed validation. ``{name}``, ``{issues}``.
-        stop_retrying: Appended to ``invalid_arguments`` once the tool's retry budget is spent.
+            Followed by ``retry_allowed`` or ``stop_retrying``.
+        tool_retry: Result of a tool body that raised ``ModelRetry``. ``{name}``, ``{message}``.
+            Followed by ``retry_allowed`` or ``stop_retrying``.
+        retry_allowed: Appended to ``invalid_arguments``/``tool_retry`` while the tool's retry
+            budget lasts. ``{name}``, ``{remaining}`` (retries left, >= 1).
+        stop_retrying: Appended instead once the tool's retry budget is spent (it says only to
+            stop). ``{name}``.
         identical_input: Result of every call of a batch refused by the identical-input guard.
             ``{name}``, ``{count}``.
         tool_result_budget: Replaces tool results once the context budget is crossed.
         output_instruction: States the schema of a structured answer. ``{schema}``.
         output_retry: Feedback committed as a user message when the answer did not validate.
             ``{issues}``, ``{schema}``.
+        output_rejected: Feedback committed as a user message when an output function or
+            validator raised ``ModelRetry``. ``{issues}`` (the message), ``{schema}``.
     """
 
     interrupted_annotation: str = "[response interrupted]"
@@ -60,10 +68,12 @@ class AgentTexts:
         "Tools are no longer available. These tool calls were never executed because no such "
         "tools exist: {calls}. Reply with a final answer without tools."
     )
-    invalid_arguments: str = (
-        "Invalid arguments for tool '{name}':\n{issues}\nCorrect the arguments and call again."
+    invalid_arguments: str = "Invalid arguments for tool '{name}':\n{issues}"
+    tool_retry: str = "Tool '{name}' asks for a retry:\n{message}"
+    retry_allowed: str = (
+        "\nFix the problem and call '{name}' again ({remaining} retry(s) left for this tool)."
     )
-    stop_retrying: str = " The retry limit for this tool is spent: stop calling it."
+    stop_retrying: str = "\nThe retry limit for tool '{name}' is spent: stop calling it."
     identical_input: str = (
         "Tool call not executed: '{name}' was already called {count} times with identical "
         "arguments in this run."
@@ -78,4 +88,8 @@ class AgentTexts:
         "The previous response did not validate against the required JSON Schema.\n"
         "Issues:\n{issues}\nRespond again with only a JSON value that validates against:\n"
         "{schema}"
+    )
+    output_rejected: str = (
+        "The previous response was rejected:\n{issues}\nRespond again with only a JSON value "
+        "that validates against:\n{schema}"
     )

@@ -1,5 +1,5 @@
-"""Tools: the contract (:mod:`robota.core.tools.base`) and tools from typed functions
-(:mod:`robota.core.tools.function`)."""
+"""Tools: the contract (:mod:`robota.core.tools.base`), tools from typed functions
+(:mod:`robota.core.tools.function`) and toolsets (:mod:`robota.core.tools.toolset`)."""
 
 from robota.core.tools.base import (
     ArgumentKind,
@@ -12,6 +12,7 @@ from robota.core.tools.base import (
     ToolReturn,
 )
 from robota.core.tools.function import FunctionTool, tool
+from robota.core.tools.toolset import ToolLike, Toolset, resolve_tools
 
 __all__ = [
     "ArgumentKind",
@@ -21,7 +22,10 @@ __all__ = [
     "RiskClass",
     "Tool",
     "ToolContext",
+    "ToolLike",
     "ToolOutput",
     "ToolReturn",
+    "Toolset",
+    "resolve_tools",
     "tool",
 ]

@@ -24,15 +24,27 @@ Example:
     >>> ctx = ToolContext(run_id="r", call_id="c", tool_call_id="t", tool_name="add", deps=None)
     >>> anyio.run(add.call, {"a": "2", "b": 3}, ctx)
     '5'
+
+The decorated function stays callable with its own signature (a type checker checks the
+arguments and knows the return type): ``add(2, b=3)`` returns ``5``.
+
+``@tool`` on a method (a function written in a class body) makes a method tool: its schema
+never holds ``self`` (the first parameter), and read through an instance (``calc.double``) it is
+a ``FunctionTool`` over the bound method — callable as ``calc.double(2)``, registered as
+``Agent(provider, tools=[calc.double])``. Read through the class (``Calc.double``) it has no
+instance to call with, so ``tools=`` refuses it (``TypeError``) and :meth:`FunctionTool.call`
+raises ``TypeError``.
 """
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 import re
+import types
 from collections.abc import Callable
-from typing import Any, overload
+from typing import Any, Concatenate, Generic, Self, overload
 
 import anyio.to_thread
 from robota.core.errors import ConfigurationError, ToolArgumentsError
@@ -48,17 +60,25 @@ from robota.core.tools.base import (
     ToolOutput,
     ToolReturn,
 )
+from typing_extensions import ParamSpec, TypeVar
 
 __all__ = ["FunctionTool", "tool"]
 
 _NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
+P = ParamSpec("P", default=...)
+R = TypeVar("R", default=Any)
+
 PermissionArgumentSpec = PermissionArgument | tuple[str, ArgumentKind | str]
 """A :class:`PermissionArgument`, or the shorthand ``(key, kind)``, e.g. ``("path", "path")``."""
 
 
-class FunctionTool(Tool):
+class FunctionTool(Tool, Generic[P, R]):
     """A :class:`~robota.core.tools.base.Tool` whose body is a typed Python function.
+
+    ``FunctionTool[P, R]`` keeps the wrapped function's parameters ``P`` and return type
+    ``R``: calling the tool (``add(1, 2)``) calls the function itself, with no validation,
+    gate or event (the model-facing path is :meth:`call`).
 
     Args:
         fn: The body, sync or async. Parameters need type hints (unannotated means Any).
@@ -83,7 +103,7 @@ class FunctionTool(Tool):
 
     def __init__(
         self,
-        fn: Callable[..., Any],
+        fn: Callable[P, R],
         *,
         name: str | None = None,
         description: str | None = None,
@@ -97,8 +117,13 @@ class FunctionTool(Tool):
         execution: ToolExecution = "immediate",
         strict: bool | None = None,
     ) -> None:
-        self.fn = fn
-        self.arguments: ArgumentsModel = arguments_model(fn)
+        self.fn: Callable[P, R] = fn
+        self.method_of: str | None = _defining_class(fn)
+        """The qualified name of the class whose method this is, while not bound to an
+        instance (the schema then leaves out ``self``); None for a function or a bound tool."""
+        self._attribute: str | None = None
+        schema_of = fn if self.method_of is None else types.MethodType(fn, object())
+        self.arguments: ArgumentsModel = arguments_model(schema_of)
         self.name = name if name is not None else fn.__name__
         if not _NAME.match(self.name):
             raise ConfigurationError(f"tool name {self.name!r} must match {_NAME.pattern}")
@@ -118,6 +143,42 @@ class FunctionTool(Tool):
     def __repr__(self) -> str:
         return f"FunctionTool(name={self.name!r}, risk={self.risk!r})"
 
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        """Call the wrapped function directly (an async function returns its coroutine)."""
+        return self.fn(*args, **kwargs)
+
+    def __set_name__(self, owner: type[Any], name: str) -> None:
+        self._attribute = name
+
+    @overload
+    def __get__(self, instance: None, owner: type[Any], /) -> Self: ...
+
+    @overload
+    def __get__(
+        self: FunctionTool[Concatenate[Any, Q], S],
+        instance: object,
+        owner: type[Any] | None = None,
+        /,
+    ) -> FunctionTool[Q, S]: ...
+
+    @overload
+    def __get__(self, instance: object, owner: type[Any] | None = None, /) -> Self: ...
+
+    def __get__(self, instance: object, owner: type[Any] | None = None, /) -> Any:
+        """A method tool read through an instance: the ``FunctionTool`` of the bound method
+        (same name, options and schema; cached on the instance when it has a ``__dict__``).
+        Read through the class, or when this tool is no method: the tool itself."""
+        if instance is None or self.method_of is None:
+            return self
+        bound = copy.copy(self)
+        bound.fn = types.MethodType(self.fn, instance)
+        bound.method_of = None
+        bound._attribute = None
+        namespace: dict[str, Any] | None = getattr(instance, "__dict__", None)
+        if self._attribute is not None and namespace is not None:
+            namespace[self._attribute] = bound
+        return bound
+
     async def call(self, arguments: dict[str, Any], ctx: ToolContext[Any]) -> ToolOutput:
         """Validate and coerce ``arguments``, run the body, and convert its result.
 
@@ -131,6 +192,8 @@ class FunctionTool(Tool):
         """
         from pydantic import ValidationError
 
+        if self.method_of is not None:
+            raise TypeError(unbound_method_message(self))
         try:
             validated = self.arguments.model.model_validate(arguments)
         except ValidationError as error:
@@ -141,13 +204,36 @@ class FunctionTool(Tool):
         kwargs = {n: getattr(validated, n) for n in self.arguments.parameter_names}
         if self.arguments.context_parameter is not None:
             kwargs[self.arguments.context_parameter] = ctx
+        body: Callable[..., Any] = self.fn
         if self._is_async:
-            result = await self.fn(**kwargs)
+            result = await body(**kwargs)
         else:
             result = await anyio.to_thread.run_sync(
-                functools.partial(self.fn, **kwargs), abandon_on_cancel=True
+                functools.partial(body, **kwargs), abandon_on_cancel=True
             )
         return _to_output(result)
+
+
+def _defining_class(fn: Callable[..., Any]) -> str | None:
+    """The qualified name of the class in whose body ``fn`` was written (``def`` directly in a
+    class body, with a first positional parameter), else None."""
+    if not inspect.isfunction(fn):
+        return None
+    owner, _, _ = fn.__qualname__.rpartition(".")
+    if not owner or owner.endswith("<locals>"):
+        return None
+    first = next(iter(inspect.signature(fn).parameters.values()), None)
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return owner if first is not None and first.kind in positional else None
+
+
+def unbound_method_message(tool: FunctionTool[..., Any]) -> str:
+    """Why ``tool``, a method tool read through its class, cannot be registered or called."""
+    return (
+        f"tool {tool.name!r} is the method {tool.method_of}.{tool.fn.__name__} read through "
+        f"its class: it has no instance to call with; register it from an instance, e.g. "
+        f"tools=[{tool.method_of}(...).{tool.fn.__name__}]"
+    )
 
 
 def _permission_argument(
@@ -177,7 +263,7 @@ def _to_output(result: Any) -> ToolOutput:
 
 
 @overload
-def tool(fn: Callable[..., Any], /) -> FunctionTool: ...
+def tool(fn: Callable[P, R], /) -> FunctionTool[P, R]: ...
 
 
 @overload
@@ -194,11 +280,11 @@ def tool(
     idempotent: bool = False,
     execution: ToolExecution = "immediate",
     strict: bool | None = None,
-) -> Callable[[Callable[..., Any]], FunctionTool]: ...
+) -> _Decorator: ...
 
 
 def tool(
-    fn: Callable[..., Any] | None = None,
+    fn: Callable[P, R] | None = None,
     /,
     *,
     name: str | None = None,
@@ -212,16 +298,17 @@ def tool(
     idempotent: bool = False,
     execution: ToolExecution = "immediate",
     strict: bool | None = None,
-) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
+) -> FunctionTool[P, R] | _Decorator:
     """Make a :class:`FunctionTool`; use as ``@tool`` or ``@tool(risk=RiskClass.INSPECT)``.
 
-    Keyword arguments are those of :class:`FunctionTool`.
+    Keyword arguments are those of :class:`FunctionTool`. The result is a
+    ``FunctionTool[P, R]`` that is still callable as the decorated function.
 
     Raises:
         ConfigurationError, SchemaConversionError: see :class:`FunctionTool`.
     """
 
-    def build(body: Callable[..., Any]) -> FunctionTool:
+    def build(body: Callable[Q, S]) -> FunctionTool[Q, S]:
         return FunctionTool(
             body,
             name=name,
@@ -237,4 +324,22 @@ def tool(
             strict=strict,
         )
 
-    return build(fn) if fn is not None else build
+    return build(fn) if fn is not None else _Decorator(build)
+
+
+Q = ParamSpec("Q")
+S = TypeVar("S")
+
+
+class _Decorator:
+    """What ``tool(...)`` with keyword arguments returns: applied to a function, it gives the
+    ``FunctionTool`` of that function, keeping its parameters and return type."""
+
+    __slots__ = ("_build",)
+
+    def __init__(self, build: Callable[[Callable[..., Any]], FunctionTool[..., Any]]) -> None:
+        self._build = build
+
+    def __call__(self, fn: Callable[Q, S], /) -> FunctionTool[Q, S]:
+        built: FunctionTool[Q, S] = self._build(fn)
+        return built

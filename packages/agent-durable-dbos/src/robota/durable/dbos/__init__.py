@@ -1,6 +1,8 @@
 """Agent runs as DBOS workflows: model calls and tool effects are DBOS steps with the execution
 journal's semantics (seed 000, "Execution Journal and Continuation")."""
 
+from typing import TYPE_CHECKING
+
 from robota.durable.dbos.agent import (
     ANSWERED_EVENT_PREFIX,
     RUNTIME_STATE_STEP,
@@ -30,10 +32,17 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> str:
-    """``__version__``: this distribution's installed version, read from its metadata on demand."""
-    if name == "__version__":
-        from importlib.metadata import version
+if TYPE_CHECKING:
+    __version__: str
+    """This distribution's installed version, read from its metadata on first access (a
+    name only a type checker sees declared here: at run time the module ``__getattr__``
+    below answers it, so a misspelled import is still reported)."""
+else:
 
-        return version("robota-agent-durable-dbos")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> str:
+        """``__version__``: this distribution's installed version, read from its metadata on demand."""
+        if name == "__version__":
+            from importlib.metadata import version
+
+            return version("robota-agent-durable-dbos")
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,6 +5,8 @@ the Messages API and back (text, thinking round-trip, tool calls, hosted tools, 
 output, prompt caching, effort), classifies errors into Robota's taxonomy and counts tokens.
 """
 
+from typing import TYPE_CHECKING
+
 from robota.providers.anthropic._effort import BUDGET_TOKENS
 from robota.providers.anthropic._endpoint import DEFAULT_BASE_URL
 from robota.providers.anthropic._models import MODEL_SPECS, ModelSpec
@@ -26,10 +28,17 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> str:
-    """``__version__``: this distribution's installed version, read from its metadata on demand."""
-    if name == "__version__":
-        from importlib.metadata import version
+if TYPE_CHECKING:
+    __version__: str
+    """This distribution's installed version, read from its metadata on first access (a
+    name only a type checker sees declared here: at run time the module ``__getattr__``
+    below answers it, so a misspelled import is still reported)."""
+else:
 
-        return version("robota-agent-provider-anthropic")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> str:
+        """``__version__``: this distribution's installed version, read from its metadata on demand."""
+        if name == "__version__":
+            from importlib.metadata import version
+
+            return version("robota-agent-provider-anthropic")
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

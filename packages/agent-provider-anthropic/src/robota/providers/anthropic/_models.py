@@ -25,6 +25,13 @@ ADAPTIVE_SOURCE = (
     "https://platform.claude.com/docs/en/build-with-claude/adaptive-thinking (read 2026-01)"
 )
 
+HOSTED_SOURCE = (
+    "https://docs.claude.com/en/docs/agents-and-tools/tool-use/web-search-tool, .../web-fetch-tool "
+    "and .../code-execution-tool (supported models, read 2026-01)"
+)
+"""Which models run Anthropic's hosted tools: every model in :data:`MODEL_SPECS` is listed on
+the web search, web fetch and code execution pages (Claude 3.5 Haiku and newer)."""
+
 ThinkingControl = Literal["adaptive", "budget", "none"]
 """How a model's reasoning is controlled: ``adaptive`` (``thinking={"type": "adaptive"}`` plus
 ``output_config.effort``), ``budget`` (``thinking={"type": "enabled", "budget_tokens": N}``) or
@@ -74,7 +81,7 @@ class ModelSpec:
                 hosted_tools=_ALL_HOSTED,
                 unsupported_settings=frozenset({"seed"}),
             ),
-            source=self.source,
+            source=f"{self.source}; hosted tools: {HOSTED_SOURCE}",
         )
 
 

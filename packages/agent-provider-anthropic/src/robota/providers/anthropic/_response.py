@@ -35,6 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
+from robota.core.capabilities import HostedTool
 from robota.core.messages import (
     AssistantMessage,
     FinishReason,
@@ -46,7 +47,7 @@ from robota.core.messages import (
     ToolCallPart,
 )
 from robota.core.provider import EffortResolution, ModelResponse
-from robota.core.usage import Usage
+from robota.core.usage import Usage, hosted_detail
 from robota.core.wire import malformed
 
 __all__ = [
@@ -135,12 +136,24 @@ class _Counts:
         return count
 
 
+_SERVER_TOOL_DETAILS: Mapping[str, str] = {
+    "web_search_requests": hosted_detail(HostedTool.WEB_SEARCH),
+    "web_fetch_requests": hosted_detail(HostedTool.WEB_FETCH),
+    "code_execution_requests": hosted_detail(HostedTool.CODE_EXECUTION),
+}
+"""``usage.server_tool_use`` counters → neutral ``Usage.details`` keys (Anthropic's usage object,
+https://docs.anthropic.com/en/api/messages; web search and web fetch tool pages). Counters with
+no neutral name keep Anthropic's own name."""
+
+
 def usage_of(raw: Mapping[str, Any] | None) -> Usage:
     """Neutral usage from an Anthropic ``usage`` object (one request).
 
     ``input_tokens`` here excludes cache reads/writes; the neutral input includes them.
     ``output_tokens_details.thinking_tokens`` (when reported) becomes ``reasoning_tokens``;
-    ``server_tool_use`` counters (``web_search_requests``, ...) go to ``details``.
+    ``server_tool_use`` counters go to ``details``: ``web_search_requests`` /
+    ``web_fetch_requests`` as ``hosted.web_search`` / ``hosted.web_fetch`` (calls the vendor ran),
+    any other counter under its own name.
 
     A count that is not a non-negative integer (negative, fractional, NaN, a string) is unknown:
     it reads as 0 and the usage is ``partial`` — never attested. So is a missing usage, or one
@@ -162,7 +175,7 @@ def usage_of(raw: Mapping[str, Any] | None) -> Usage:
         for key, value in cast(Mapping[str, object], server).items():
             count = _count(value)
             if count is not None:
-                details[key] = count
+                details[_SERVER_TOOL_DETAILS.get(key, key)] = count
             elif isinstance(value, int | float) and not isinstance(value, bool):
                 counts.partial = True  # a counter, but not a count (negative, fractional, NaN)
     elif server is not None:

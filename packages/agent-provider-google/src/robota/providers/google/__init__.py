@@ -7,6 +7,8 @@ Example:
     'google'
 """
 
+from typing import TYPE_CHECKING
+
 from robota.providers.google._cost import estimate_cost
 from robota.providers.google._endpoint import GEMINI_BASE_URL
 from robota.providers.google._models import MODELS, THINKING, ThinkingControl
@@ -25,10 +27,17 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> str:
-    """``__version__``: this distribution's installed version, read from its metadata on demand."""
-    if name == "__version__":
-        from importlib.metadata import version
+if TYPE_CHECKING:
+    __version__: str
+    """This distribution's installed version, read from its metadata on first access (a
+    name only a type checker sees declared here: at run time the module ``__getattr__``
+    below answers it, so a misspelled import is still reported)."""
+else:
 
-        return version("robota-agent-provider-google")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> str:
+        """``__version__``: this distribution's installed version, read from its metadata on demand."""
+        if name == "__version__":
+            from importlib.metadata import version
+
+            return version("robota-agent-provider-google")
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

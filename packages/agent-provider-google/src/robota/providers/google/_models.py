@@ -29,8 +29,19 @@ THINKING_SOURCE = "https://ai.google.dev/gemini-api/docs/thinking (read 2026-11-
 GEMINI3_SOURCE = "https://ai.google.dev/gemini-api/docs/gemini-3 (read 2026-11-30)"
 
 _MEDIA: frozenset[MediaKind] = frozenset({"image", "audio", "document", "binary"})
+HOSTED_SOURCE = (
+    "https://ai.google.dev/gemini-api/docs/google-search, .../url-context, .../code-execution "
+    "and https://firebase.google.com/docs/ai-logic/url-context (supported models, read 2026-01)"
+)
+"""Which models run Gemini's hosted tools (``google_search`` = web search, ``url_context`` =
+web fetch, ``code_execution``): URL context is listed for Gemini 3 and 2.5 only; Gemini 2.0
+Flash-Lite runs none of them on the Gemini API; Gemini 1.5 searched only through the legacy
+``google_search_retrieval`` tool, which this adapter does not send, so web search is not
+offered there."""
+
 _ALL_HOSTED = frozenset({HostedTool.WEB_SEARCH, HostedTool.WEB_FETCH, HostedTool.CODE_EXECUTION})
 _NO_FETCH = frozenset({HostedTool.WEB_SEARCH, HostedTool.CODE_EXECUTION})
+_CODE_ONLY = frozenset({HostedTool.CODE_EXECUTION})
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -74,12 +85,12 @@ def _info(model: str, context: int, output: int, caps: ModelCapabilities) -> Mod
         context_window=context,
         max_output_tokens=output,
         capabilities=caps,
-        source=MODELS_SOURCE,
+        source=f"{MODELS_SOURCE}; hosted tools: {HOSTED_SOURCE}",
     )
 
 
 _THINKING_25 = _caps(thinking=True, hosted=_ALL_HOSTED)
-_NO_THINKING = _caps(thinking=False, hosted=_ALL_HOSTED)
+_NO_THINKING = _caps(thinking=False, hosted=_NO_FETCH)
 
 MODELS: Mapping[str, ModelInfo] = {
     info.model: info
@@ -91,8 +102,8 @@ MODELS: Mapping[str, ModelInfo] = {
         _info("gemini-2.5-flash-lite", 1_048_576, 65_536, _THINKING_25),
         _info("gemini-2.0-flash", 1_048_576, 8_192, _NO_THINKING),
         _info("gemini-2.0-flash-lite", 1_048_576, 8_192, _caps(thinking=False, hosted=frozenset())),
-        _info("gemini-1.5-pro", 2_097_152, 8_192, _caps(thinking=False, hosted=_NO_FETCH)),
-        _info("gemini-1.5-flash", 1_048_576, 8_192, _caps(thinking=False, hosted=_NO_FETCH)),
+        _info("gemini-1.5-pro", 2_097_152, 8_192, _caps(thinking=False, hosted=_CODE_ONLY)),
+        _info("gemini-1.5-flash", 1_048_576, 8_192, _caps(thinking=False, hosted=_CODE_ONLY)),
     )
 }
 """Model metadata by model id."""

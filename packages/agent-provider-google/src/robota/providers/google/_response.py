@@ -19,6 +19,8 @@ Rules (Gemini API reference, https://ai.google.dev/api/generate-content, read 20
   ``toolUsePromptTokenCount`` (tokens of hosted-tool results fed to the model) is kept in
   ``details["tool_use_prompt_tokens"]``. No ``usageMetadata``, or a count that is not a
   non-negative integer (see ``_chunks``), is unknown: 0, and the usage is ``partial``.
+  Gemini states no hosted-tool count, so the final usage counts the hosted calls among the
+  parts in ``details`` as ``hosted.<tool>`` (``hosted_call_counts``).
 - The ``usageMetadata`` of every chunk before the last one is reported as a
   :class:`UsageReported` (cumulative usage so far) as soon as the next chunk arrives, ahead of
   that chunk's deltas; the last chunk's usage is on the :class:`ResponseCompleted` response. So
@@ -38,7 +40,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from robota.core.capabilities import HostedTool
+from robota.core.capabilities import HostedTool, hosted_call_counts
 from robota.core.errors import MalformedResponseError
 from robota.core.messages import (
     AssistantMessage,
@@ -403,7 +405,7 @@ class ResponseAssembler:
         parts = self.parts()
         has_calls = any(isinstance(p, ToolCallPart) and not p.hosted for p in parts)
         finish = map_finish_reason(raw_finish, has_tool_calls=has_calls)
-        usage = usage_of(self._usage)
+        usage = usage_of(self._usage).with_hosted_calls(hosted_call_counts(parts))
         model = self._model_version or self.model
         message = AssistantMessage(
             parts=tuple(parts),

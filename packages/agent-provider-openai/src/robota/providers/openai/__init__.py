@@ -5,6 +5,8 @@ and :class:`OpenAIChatProvider` (Chat Completions, also for OpenAI-compatible se
 :class:`CompatProfile`).
 """
 
+from typing import TYPE_CHECKING
+
 from robota.providers.openai._compat import COMPAT_PROFILES, CompatProfile, compat_profile
 from robota.providers.openai._endpoint import OPENAI_BASE_URL, is_openai_endpoint
 from robota.providers.openai._errors import classify_body, classify_error, parse_retry_after
@@ -41,10 +43,17 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> str:
-    """``__version__``: this distribution's installed version, read from its metadata on demand."""
-    if name == "__version__":
-        from importlib.metadata import version
+if TYPE_CHECKING:
+    __version__: str
+    """This distribution's installed version, read from its metadata on first access (a
+    name only a type checker sees declared here: at run time the module ``__getattr__``
+    below answers it, so a misspelled import is still reported)."""
+else:
 
-        return version("robota-agent-provider-openai")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> str:
+        """``__version__``: this distribution's installed version, read from its metadata on demand."""
+        if name == "__version__":
+            from importlib.metadata import version
+
+            return version("robota-agent-provider-openai")
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,8 +19,10 @@ from robota.core.settings import ReasoningEffort
 
 __all__ = [
     "EFFORT_SOURCE",
+    "HOSTED_SOURCE",
     "OPENAI_MODELS",
     "EffortProfile",
+    "chat_hosted_tools",
     "effort_profile",
     "openai_model_info",
     "resolve_effort",
@@ -36,9 +38,20 @@ gpt-5.1 default to ``medium`` and reject ``none``; gpt-5.1 accepts none/low/medi
 (default none); gpt-5-pro accepts only ``high``; ``xhigh`` exists on models after
 gpt-5.1-codex-max; o-series accepts low/medium/high."""
 
+HOSTED_SOURCE = (
+    "https://platform.openai.com/docs/guides/tools-web-search, "
+    "https://platform.openai.com/docs/guides/tools-code-interpreter (read 2026-01)"
+)
+"""Source of the hosted-tool facts. Responses API: ``web_search`` and ``code_interpreter`` on the
+listed models, except web search on ``gpt-4.1-nano`` (the web search guide's limitations).
+OpenAI has no separate web fetch tool — opening a page is an action inside ``web_search`` — so
+no model offers :attr:`HostedTool.WEB_FETCH`. Chat Completions runs no hosted tool except web
+search on the ``*-search-*`` models (``web_search_options``), see :func:`chat_hosted_tools`."""
+
 _TEXT_IMAGE: frozenset[MediaKind] = frozenset({"image"})
 _TEXT_IMAGE_DOC: frozenset[MediaKind] = frozenset({"image", "document"})
 _SEARCH_AND_CODE = frozenset({HostedTool.WEB_SEARCH, HostedTool.CODE_EXECUTION})
+_CODE_ONLY = frozenset({HostedTool.CODE_EXECUTION})
 _REASONING_UNSUPPORTED = frozenset({"temperature", "top_p"})
 """Sampling settings reasoning models reject ("Unsupported parameter: 'temperature'")."""
 
@@ -129,7 +142,7 @@ OPENAI_MODELS: Mapping[str, ModelInfo] = {
         _chat("chatgpt-4o-latest", 128_000, 16_384, hosted=frozenset()),
         _chat("gpt-4.1", 1_047_576, 32_768),
         _chat("gpt-4.1-mini", 1_047_576, 32_768),
-        _chat("gpt-4.1-nano", 1_047_576, 32_768),
+        _chat("gpt-4.1-nano", 1_047_576, 32_768, hosted=_CODE_ONLY),
         _chat("gpt-4.5-preview", 128_000, 16_384, hosted=frozenset()),
         _chat("gpt-4-turbo", 128_000, 4_096, media=_TEXT_IMAGE, hosted=frozenset()),
         _chat("gpt-3.5-turbo", 16_385, 4_096, media=frozenset(), hosted=frozenset()),
@@ -218,6 +231,17 @@ def openai_model_info(model: str) -> ModelInfo | None:
         capabilities=info.capabilities,
         source=info.source,
     )
+
+
+def chat_hosted_tools(model: str) -> frozenset[HostedTool]:
+    """Hosted tools ``model`` runs through Chat Completions (see :data:`HOSTED_SOURCE`): web
+    search on a ``*-search-*`` model (e.g. ``gpt-4o-search-preview``), else none.
+
+    Example:
+        >>> [str(t) for t in chat_hosted_tools("gpt-4o-mini-search-preview")], chat_hosted_tools("o3")
+        (['web_search'], frozenset())
+    """
+    return frozenset({HostedTool.WEB_SEARCH}) if "-search-" in model else frozenset()
 
 
 def effort_profile(model: str) -> EffortProfile | None:

@@ -23,6 +23,11 @@ names (:func:`._errors.classify_body`); an ``error`` event is classified the sam
 stream reader. Any other status (``queued``, ``in_progress``, ``cancelled``, none), a body
 without an ``output`` list, and a stream that ended before its final event are
 :class:`~robota.core.errors.MalformedResponseError` naming what was missing.
+
+OpenAI's ``usage`` object states no hosted-tool count, so the hosted calls among the output
+items (``web_search_call``, ``code_interpreter_call``) are counted into usage ``details`` as
+``hosted.web_search`` / ``hosted.code_execution`` (:func:`robota.core.capabilities.
+hosted_call_counts`).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from robota.core.capabilities import hosted_call_counts
 from robota.core.errors import RobotaError
 from robota.core.messages import AssistantMessage, FinishReason, ToolCallPart
 from robota.core.provider import EffortResolution, ModelResponse
@@ -127,7 +133,7 @@ def decode_response(
     parts = decode_items(as_list(output), provider)
     has_calls = any(isinstance(p, ToolCallPart) and not p.hosted for p in parts)
     finish, raw_finish = _finish(str(status), data, has_calls, _refused(as_list(output)))
-    usage = responses_usage(data.get("usage"))
+    usage = responses_usage(data.get("usage")).with_hosted_calls(hosted_call_counts(parts))
     model = str(data.get("model") or "")
     response_id = data.get("id")
     message = AssistantMessage(

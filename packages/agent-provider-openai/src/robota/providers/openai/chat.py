@@ -30,7 +30,7 @@ from robota.providers.openai._client import (
 from robota.providers.openai._common import decoding
 from robota.providers.openai._compat import CompatProfile, compat_profile
 from robota.providers.openai._endpoint import connect, model_facts_only
-from robota.providers.openai._models import OPENAI_MODELS, openai_model_info
+from robota.providers.openai._models import OPENAI_MODELS, chat_hosted_tools, openai_model_info
 from robota.providers.openai._stream import stream_call
 
 import openai
@@ -169,7 +169,10 @@ class OpenAIChatProvider(Provider):
         profile, else its model facts only (class docstring); None for a model not in the
         table."""
         info = openai_model_info(model)
-        if info is None or self._vendor_table:
+        if info is not None and self._vendor_table:
+            hosted = chat_hosted_tools(model)  # Chat Completions runs fewer than Responses
+            return replace(info, capabilities=replace(info.capabilities, hosted_tools=hosted))
+        if info is None:
             return info
         return model_facts_only(info, self._profile_capabilities() if self._stated else None)
 
