@@ -5,6 +5,16 @@ every request carries all of it), and the safe pattern: define the agent once, t
 user's conversation its own agent with ``agent.new_conversation(deps=..., history=...)``. The
 conversations share the provider, tools and settings, keep their own history, and run
 concurrently; each tool call sees its own user's dependencies through ``ToolContext[User]``.
+
+Typing: a definition built without ``deps=`` is an ``Agent[None, str]``, on which
+``new_conversation(deps=User(...))`` is a type error; say the deps type on the definition,
+``support: Agent[User] = Agent(...)`` (``Agent[User, Answer]`` with an output type).
+Continuing: store a conversation's full ``history`` and pass all of it back as ``history=`` (its
+system message is replaced by the conversation's system prompt). Closing: a conversation owns
+nothing; ``await chat.aclose()`` (or ``async with chat:``) only refuses new runs and waits for
+running ones, so it is optional; closing the definition closes the gates they share (the
+provider is the caller's to close).
+
 ``ScriptedProvider`` plays the model, so this runs without a key or a network.
 
 Run: ``uv run python examples/many_users.py``
@@ -16,7 +26,7 @@ from dataclasses import dataclass
 
 import anyio
 from robota.core import Agent, ToolContext, tool
-from robota.core.messages import Message, ToolResultMessage
+from robota.core.messages import Message, ToolResultMessage, dump_messages, load_messages
 from robota.core.testing.scripted import ScriptedProvider, text, tool_call
 
 
@@ -61,13 +71,12 @@ async def one_definition_many_conversations() -> None:
             [text("You are on the Free plan, Bob.")],
         ]
     )
-    # the definition; its conversations get the deps, so say their type (Agent[User] is
-    # Agent[User, str]): the type checker then checks each new_conversation(deps=...)
+    # the definition, typed Agent[User] (= Agent[User, str]) since its conversations get the deps
     support: Agent[User] = Agent(provider, system_prompt=SUPPORT_PROMPT, tools=[my_plan])
     answers: dict[str, str] = {}
     for user in (User(name="Ann", plan="Pro"), User(name="Bob", plan="Free")):
-        chat = support.new_conversation(deps=user, name=f"user-{user.name}")
-        result = await chat.run("Which plan am I on?")
+        async with support.new_conversation(deps=user, name=f"user-{user.name}") as chat:
+            result = await chat.run("Which plan am I on?")
         answers[user.name] = result.output
         said = [
             r.text
@@ -83,6 +92,7 @@ async def one_definition_many_conversations() -> None:
         "Bob": "You are on the Free plan, Bob.",
     }
     assert len(support.history) == 1  # the definition holds its system prompt only
+    await support.aclose()  # at shutdown: closes the gates its conversations share
 
 
 async def concurrent_conversations() -> None:
@@ -109,8 +119,9 @@ async def continue_a_stored_conversation() -> None:
     support = Agent(provider, system_prompt=SUPPORT_PROMPT)
     first = support.new_conversation(name="ann")
     await first.run("I am Ann")
-    stored = first.history  # e.g. saved between two web requests
-    later = support.new_conversation(history=stored, name="ann")
+    stored = dump_messages(first.history)  # all of it, e.g. saved between two web requests
+    later = support.new_conversation(history=load_messages(stored), name="ann")
+    assert later.history == first.history  # the stored system message gave way to the prompt
     answer = (await later.run("What is my name?")).output
     print("continued from stored history:", answer)
     assert answer == "You told me your name is Ann."

@@ -8,6 +8,9 @@ Every fenced block tagged ```python or ```py is executed with ``exec`` in a fres
 namespace, from a temporary working directory (deleted afterwards), with ``os.environ`` restored
 and the network closed to anything but loopback while it runs. A block preceded (blank lines
 aside) by an HTML comment ``<!-- not-run: reason -->`` is skipped and reported with its reason.
+A ``<!-- not-typed: reason -->`` comment (alone, or on its own line next to a ``not-run`` one)
+keeps a block out of ``tests-integration/test_docs_typecheck.py``'s strict type check; a
+``not-run`` block is still type-checked.
 A block whose first line starts with ``>>>`` is a doctest: its examples run
 and their output must match (``ELLIPSIS`` on). Other languages (```bash, ```toml…) are never run.
 
@@ -54,6 +57,7 @@ PYTHON_LANGS = frozenset({"python", "py"})
 
 _FENCE = re.compile(r"^```(?P<lang>[A-Za-z0-9_+-]*)[ \t]*$")
 _NOT_RUN = re.compile(r"^<!--\s*not-run:\s*(?P<reason>\S.*?)\s*-->$")
+_NOT_TYPED = re.compile(r"^<!--\s*not-typed:\s*(?P<reason>\S.*?)\s*-->$")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -67,6 +71,8 @@ class Block:
         lang: The fence's language tag (``""`` when none).
         code: The block's text, ending with a newline.
         not_run: The reason from a preceding ``<!-- not-run: ... -->`` comment, or None.
+        not_typed: The reason from a preceding ``<!-- not-typed: ... -->`` comment, or None
+            (such a block is left out of the docs' strict type check).
     """
 
     path: str
@@ -74,6 +80,7 @@ class Block:
     lang: str
     code: str
     not_run: str | None
+    not_typed: str | None = None
 
     @property
     def is_python(self) -> bool:
@@ -101,6 +108,8 @@ def extract_blocks(path: str, text: str) -> list[Block]:
 
     A fence is a line starting (unindented) with three backticks and an optional language tag;
     it closes at the next line that is exactly three backticks (surrounding spaces ignored).
+    The ``not-run`` and ``not-typed`` markers are read from the comment lines just above the
+    fence (blank lines between them ignored), in either order.
 
     Args:
         path: The file's name, recorded in each block and in error messages.
@@ -121,8 +130,7 @@ def extract_blocks(path: str, text: str) -> list[Block]:
             index += 1
             continue
         start = index
-        previous = next((ln.strip() for ln in reversed(lines[:start]) if ln.strip()), "")
-        marker = _NOT_RUN.match(previous)
+        markers = _markers_above(lines, start)
         body: list[str] = []
         index += 1
         while index < len(lines) and lines[index].strip() != "```":
@@ -136,11 +144,30 @@ def extract_blocks(path: str, text: str) -> list[Block]:
                 line=start + 1,
                 lang=opening.group("lang"),
                 code="\n".join(body) + "\n",
-                not_run=marker.group("reason") if marker else None,
+                not_run=markers.get("not_run"),
+                not_typed=markers.get("not_typed"),
             )
         )
         index += 1
     return blocks
+
+
+def _markers_above(lines: list[str], start: int) -> dict[str, str]:
+    """The ``not-run`` / ``not-typed`` reasons of the marker comments just above line ``start``."""
+    found: dict[str, str] = {}
+    for line in reversed(lines[:start]):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        not_run = _NOT_RUN.match(stripped)
+        not_typed = _NOT_TYPED.match(stripped)
+        if not_run is not None and "not_run" not in found:
+            found["not_run"] = not_run.group("reason")
+        elif not_typed is not None and "not_typed" not in found:
+            found["not_typed"] = not_typed.group("reason")
+        else:
+            break
+    return found
 
 
 def python_blocks(path: str, text: str) -> list[Block]:

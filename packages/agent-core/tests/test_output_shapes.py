@@ -167,3 +167,11 @@ def test_names_are_sanitized() -> None:
     spec = OutputSpec.of(weird)
     assert spec.name == "weird_name_"
     assert OutputSpec.of(dict[str, int]).name == "final_result"
+
+
+@pytest.mark.parametrize("given", [[Cat, Dog], (Cat, Dog), [], {Cat}])
+def test_a_list_of_types_names_the_union_to_write_instead(given: Any) -> None:
+    # the PydanticAI habit ``output_type=[A, B]``: a clear error before any request
+    with pytest.raises(TypeError, match=r"write a union: output_type=") as caught:
+        OutputSpec.of(given)
+    assert "arbitrary_types_allowed" not in str(caught.value)

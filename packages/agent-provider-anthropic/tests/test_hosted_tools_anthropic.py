@@ -14,37 +14,15 @@ from _anthropic_wire import cassette_root  # pyright: ignore[reportImplicitRelat
 from robota.core import HostedTool
 from robota.core.agent import Agent, HostedToolCalled
 from robota.core.errors import UnsupportedCapabilityError
-from robota.core.events import Event
 from robota.core.messages import AssistantMessage, HostedToolResultPart, ToolCallPart
 from robota.core.testing.cassette import load_cassette
+from robota.core.testing.recording import EventRecorder, RecordingTransport
 from robota.providers.anthropic import AnthropicProvider
 
 
-class Recording(httpx.AsyncBaseTransport):
-    """Records every request; serves it from ``inner`` (None: no request may be sent)."""
-
-    def __init__(self, inner: httpx.AsyncBaseTransport | None = None) -> None:
-        self.inner = inner
-        self.requests: list[httpx.Request] = []
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        if self.inner is None:
-            raise AssertionError(f"no request may be sent: {request.url}")
-        return await self.inner.handle_async_request(request)
-
-
-class Sink:
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    def emit(self, event: Event) -> None:
-        self.events.append(event)
-
-
-def _recorded(name: str) -> tuple[Recording, dict[str, Any]]:
+def _recorded(name: str) -> tuple[RecordingTransport, dict[str, Any]]:
     cassette = load_cassette(cassette_root() / "test_anthropic" / name)
-    return Recording(cassette.transport()), cassette.interactions[0].json
+    return RecordingTransport(cassette.transport()), cassette.interactions[0].json
 
 
 @pytest.mark.anyio
@@ -65,7 +43,7 @@ async def test_agent_hosted_tool_round_trip(
 ) -> None:
     transport, answer = _recorded(cassette)
     provider = AnthropicProvider(api_key="k", http_client=httpx.AsyncClient(transport=transport))
-    sink = Sink()
+    sink = EventRecorder()
     agent = Agent(provider, model="claude-sonnet-4-0", hosted_tools=[hosted], sinks=[sink])
 
     result = await agent.run("question")
@@ -90,7 +68,7 @@ async def test_agent_hosted_tool_round_trip(
 
 @pytest.mark.anyio
 async def test_a_hosted_tool_the_instance_has_not_enabled_fails_before_any_request() -> None:
-    transport = Recording()
+    transport = RecordingTransport()
     provider = AnthropicProvider(
         api_key="k",
         http_client=httpx.AsyncClient(transport=transport),

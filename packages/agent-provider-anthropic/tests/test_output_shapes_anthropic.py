@@ -15,6 +15,7 @@ from robota.core.agent import Agent
 from robota.core.agent.events import FinalResult, PartialOutput
 from robota.core.events import Event
 from robota.core.schema.projection import Rejected, VendorPolicy, project_schema
+from robota.core.testing.recording import EventRecorder
 
 
 class Cat(BaseModel):
@@ -27,18 +28,10 @@ class Dog(BaseModel):
     name: str
 
 
-class Sink:
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    def emit(self, event: Event) -> None:
-        self.events.append(event)
-
-
 async def run(output_type: Any, answer: str) -> tuple[Any, dict[str, Any], list[Event]]:
     pieces = [answer[i : i + 5] for i in range(0, len(answer), 5)]
     server = Server(body=sse(stream_events([({"type": "text", "text": ""}, pieces)])))
-    sink = Sink()
+    sink = EventRecorder()
     agent = Agent(server.provider(), model="claude-sonnet-4-6", sinks=[sink])
     result = await agent.run("q", output_type=output_type)
     body = json.loads(server.requests[0].content)

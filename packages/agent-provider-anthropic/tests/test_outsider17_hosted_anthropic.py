@@ -9,25 +9,15 @@ import pytest
 from robota.core import HostedTool
 from robota.core.agent import Agent
 from robota.core.errors import UnsupportedCapabilityError
+from robota.core.testing.recording import RecordingTransport
 from robota.providers.anthropic import AnthropicProvider
-
-
-class Recording(httpx.AsyncBaseTransport):
-    """Counts requests; none may be sent."""
-
-    def __init__(self) -> None:
-        self.requests: list[httpx.Request] = []
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        raise AssertionError(f"no request may be sent: {request.url}")
 
 
 @pytest.mark.anyio
 async def test_unknown_model_and_a_tool_not_enabled_sends_zero_requests() -> None:
     # HELD: caps unknown (None) pass the Agent's check; the adapter refuses before transport,
     # and the default RetryingProvider does not retry the refusal.
-    transport = Recording()
+    transport = RecordingTransport()
     provider = AnthropicProvider(
         api_key="k",
         http_client=httpx.AsyncClient(transport=transport),

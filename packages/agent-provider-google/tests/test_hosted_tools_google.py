@@ -13,32 +13,10 @@ from _google_cassette_reader import cassette_root  # pyright: ignore[reportImpli
 from robota.core import HostedTool
 from robota.core.agent import Agent, HostedToolCalled
 from robota.core.errors import UnsupportedCapabilityError
-from robota.core.events import Event
 from robota.core.messages import AssistantMessage, HostedToolResultPart, ToolCallPart
 from robota.core.testing.cassette import load_cassette
+from robota.core.testing.recording import EventRecorder, RecordingTransport
 from robota.providers.google import GoogleProvider
-
-
-class Recording(httpx.AsyncBaseTransport):
-    """Records every request; serves it from ``inner`` (None: no request may be sent)."""
-
-    def __init__(self, inner: httpx.AsyncBaseTransport | None = None) -> None:
-        self.inner = inner
-        self.requests: list[httpx.Request] = []
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        if self.inner is None:
-            raise AssertionError(f"no request may be sent: {request.url}")
-        return await self.inner.handle_async_request(request)
-
-
-class Sink:
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    def emit(self, event: Event) -> None:
-        self.events.append(event)
 
 
 @pytest.mark.anyio
@@ -65,11 +43,11 @@ async def test_agent_hosted_tool_round_trip(
     cassette: str, model: str, hosted: HostedTool, entry: dict[str, object], streaming: bool
 ) -> None:
     recorded = load_cassette(cassette_root() / "test_google" / cassette)
-    transport = Recording(recorded.transport())
+    transport = RecordingTransport(recorded.transport())
     provider = GoogleProvider(
         api_key="k", http_client=httpx.AsyncClient(transport=transport), streaming=streaming
     )
-    sink = Sink()
+    sink = EventRecorder()
     agent = Agent(provider, model=model, hosted_tools=[hosted], sinks=[sink])
 
     result = await agent.run("question")
@@ -99,7 +77,7 @@ async def test_agent_hosted_tool_round_trip(
 async def test_a_hosted_tool_the_model_does_not_offer_fails_before_any_request(
     model: str, hosted: HostedTool
 ) -> None:
-    transport = Recording()
+    transport = RecordingTransport()
     provider = GoogleProvider(api_key="k", http_client=httpx.AsyncClient(transport=transport))
     with pytest.raises(UnsupportedCapabilityError, match=str(hosted)):
         await Agent(provider, model=model, hosted_tools=[hosted]).run("hi")

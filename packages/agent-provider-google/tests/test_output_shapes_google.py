@@ -14,6 +14,7 @@ from robota.core.agent import Agent
 from robota.core.agent.events import FinalResult, PartialOutput
 from robota.core.events import Event
 from robota.core.schema.projection import Rejected, VendorPolicy, project_schema
+from robota.core.testing.recording import EventRecorder
 
 
 class Cat(BaseModel):
@@ -26,14 +27,6 @@ class Dog(BaseModel):
     name: str
 
 
-class Sink:
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    def emit(self, event: Event) -> None:
-        self.events.append(event)
-
-
 async def run(output_type: Any, answer: str) -> tuple[Any, dict[str, Any], list[Event]]:
     pieces = [answer[i : i + 6] for i in range(0, len(answer), 6)]
     chunks = [candidate(text(p), finish=None) for p in pieces[:-1]]
@@ -44,7 +37,7 @@ async def run(output_type: Any, answer: str) -> tuple[Any, dict[str, Any], list[
         )
     )
     server = serving((200, sse(*chunks)))
-    sink = Sink()
+    sink = EventRecorder()
     agent = Agent(server.provider(), model="gemini-2.5-flash", sinks=[sink])
     result = await agent.run("q", output_type=output_type)
     body = json.loads(server.requests[0].content)

@@ -14,32 +14,10 @@ from _openai_recorded import cassette_root  # pyright: ignore[reportImplicitRela
 from robota.core import HostedTool
 from robota.core.agent import Agent, HostedToolCalled
 from robota.core.errors import UnsupportedCapabilityError
-from robota.core.events import Event
 from robota.core.messages import AssistantMessage, HostedToolResultPart, ToolCallPart
 from robota.core.testing.cassette import load_cassette
+from robota.core.testing.recording import EventRecorder, RecordingTransport
 from robota.providers.openai import OpenAIChatProvider, OpenAIResponsesProvider
-
-
-class Recording(httpx.AsyncBaseTransport):
-    """Records every request; serves it from ``inner`` (None: no request may be sent)."""
-
-    def __init__(self, inner: httpx.AsyncBaseTransport | None = None) -> None:
-        self.inner = inner
-        self.requests: list[httpx.Request] = []
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        if self.inner is None:
-            raise AssertionError(f"no request may be sent: {request.url}")
-        return await self.inner.handle_async_request(request)
-
-
-class Sink:
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    def emit(self, event: Event) -> None:
-        self.events.append(event)
 
 
 def _text(answer: dict[str, Any]) -> str:
@@ -68,14 +46,14 @@ async def test_agent_hosted_tool_round_trip(
     cassette: str, hosted: str, entry: dict[str, Any]
 ) -> None:
     recorded = load_cassette(cassette_root() / "test_openai_responses" / cassette)
-    transport = Recording(recorded.transport())
+    transport = RecordingTransport(recorded.transport())
     provider = OpenAIResponsesProvider(
         "k",
         base_url="https://api.openai.com/v1",
         http_client=httpx.AsyncClient(transport=transport),
         streaming=False,
     )
-    sink = Sink()
+    sink = EventRecorder()
     agent = Agent(provider, model="gpt-5", hosted_tools=[HostedTool(hosted)], sinks=[sink])
 
     result = await agent.run("question")
@@ -92,7 +70,7 @@ async def test_agent_hosted_tool_round_trip(
     assert result.usage.hosted_calls == {hosted: 1}
 
 
-def _responses(transport: Recording) -> OpenAIResponsesProvider:
+def _responses(transport: RecordingTransport) -> OpenAIResponsesProvider:
     return OpenAIResponsesProvider(
         "k",
         base_url="https://api.openai.com/v1",
@@ -100,7 +78,7 @@ def _responses(transport: Recording) -> OpenAIResponsesProvider:
     )
 
 
-def _chat(transport: Recording) -> OpenAIChatProvider:
+def _chat(transport: RecordingTransport) -> OpenAIChatProvider:
     return OpenAIChatProvider(
         "k",
         base_url="https://api.openai.com/v1",
@@ -110,7 +88,7 @@ def _chat(transport: Recording) -> OpenAIChatProvider:
 
 @pytest.mark.anyio
 async def test_refusals_happen_before_any_request() -> None:
-    transport = Recording()
+    transport = RecordingTransport()
     cases: list[tuple[OpenAIChatProvider | OpenAIResponsesProvider, str, HostedTool, str]] = [
         # the model table states it: the Agent refuses before the adapter is asked
         (_responses(transport), "gpt-4.1-nano", HostedTool.WEB_SEARCH, "it offers: code_execution"),

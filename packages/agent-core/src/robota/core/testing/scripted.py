@@ -4,7 +4,8 @@ tests use).
 :class:`ScriptedProvider` plays back scripted turns — one turn per provider call — and records
 every :class:`~robota.core.provider.ModelRequest` it receives. A turn is a sequence of steps:
 streamed text, thinking (with a signature), tool calls (a raw string argument may be unparseable
-JSON), usage (final, or reported mid-stream as a
+JSON; ``hosted=True`` makes a call the vendor ran itself, answered by a :func:`hosted_result`
+step and counted in the response's usage as the vendor adapters count it), usage (final, or reported mid-stream as a
 :class:`~robota.core.provider.UsageReported`), an error to raise, a delay, a checkpoint to wait
 on or to signal, a finish reason (normalized and raw), the point where the final
 :class:`~robota.core.provider.ResponseCompleted` is yielded (:func:`complete`; later steps run
@@ -32,11 +33,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import anyio
-from robota.core.capabilities import ModelCapabilities, ModelInfo
+from robota.core.capabilities import ModelCapabilities, ModelInfo, hosted_call_counts
 from robota.core.errors import ProviderError
 from robota.core.messages import (
     AssistantMessage,
     FinishReason,
+    HostedToolResultPart,
     JsonValue,
     TextPart,
     ThinkingPart,
@@ -61,6 +63,7 @@ __all__ = [
     "Delay",
     "Fail",
     "Finish",
+    "HostedResult",
     "Reached",
     "ReportUsage",
     "ScriptExhaustedError",
@@ -77,6 +80,7 @@ __all__ = [
     "delay",
     "fail",
     "finish",
+    "hosted_result",
     "reached",
     "report_usage",
     "text",
@@ -108,12 +112,36 @@ class Thinking:
 class ToolCall:
     """A tool call; ``arguments`` is a dict (sent as JSON) or a raw string sent verbatim (which
     may be invalid JSON, e.g. ``'{"path": "a'`` cut by the token limit: the assembled call's
-    ``arguments`` is then None)."""
+    ``arguments`` is then None).
+
+    ``hosted`` True makes a call the vendor ran itself (a ``ToolCallPart`` with ``hosted=True``):
+    like the vendor adapters, it streams no :class:`~robota.core.provider.ToolCallDelta`, does
+    not make the default finish reason ``tool_calls``, and is counted in the response's usage
+    under ``hosted.<name>`` when ``name`` is a :class:`~robota.core.capabilities.HostedTool`
+    value (a count a :class:`UsageStep` states itself wins, as a vendor-stated count does)."""
 
     kind: Literal["tool_call"] = "tool_call"
     id: str
     name: str
     arguments: dict[str, JsonValue] | str
+    hosted: bool = False
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class HostedResult:
+    """The vendor's result of a hosted call: a
+    :class:`~robota.core.messages.HostedToolResultPart` in the response (nothing is streamed).
+
+    Attributes:
+        call_id: The id of the hosted :class:`ToolCall` it answers.
+        name: The hosted tool's name.
+        content: The vendor's result payload (JSON), kept verbatim.
+    """
+
+    kind: Literal["hosted_result"] = "hosted_result"
+    call_id: str
+    name: str
+    content: JsonValue = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -198,6 +226,7 @@ Step = (
     Text
     | Thinking
     | ToolCall
+    | HostedResult
     | UsageStep
     | ReportUsage
     | Fail
@@ -221,9 +250,35 @@ def thinking(value: str, signature: str | None = None) -> Thinking:
     return Thinking(text=value, signature=signature)
 
 
-def tool_call(id: str, name: str, arguments: dict[str, JsonValue] | str | None = None) -> ToolCall:
-    """A tool call step (``arguments`` None means ``{}``)."""
-    return ToolCall(id=id, name=name, arguments={} if arguments is None else arguments)
+def tool_call(
+    id: str,
+    name: str,
+    arguments: dict[str, JsonValue] | str | None = None,
+    *,
+    hosted: bool = False,
+) -> ToolCall:
+    """A tool call step (``arguments`` None means ``{}``); ``hosted=True``: a call the vendor
+    ran itself (see :class:`ToolCall`), never dispatched locally.
+
+    Example:
+        >>> from robota.core.agent import Agent
+        >>> provider = ScriptedProvider([[
+        ...     tool_call("ws_1", "web_search", {"query": "robota"}, hosted=True),
+        ...     hosted_result("ws_1", "web_search", [{"url": "https://example.com"}]),
+        ...     text("Found it."),
+        ... ]])
+        >>> result = Agent(provider).run_sync("Search")
+        >>> result.text, dict(result.usage.hosted_calls), len(provider.requests)
+        ('Found it.', {'web_search': 1}, 1)
+    """
+    return ToolCall(
+        id=id, name=name, arguments={} if arguments is None else arguments, hosted=hosted
+    )
+
+
+def hosted_result(call_id: str, name: str, content: JsonValue = None) -> HostedResult:
+    """A hosted tool result step answering the hosted call ``call_id``."""
+    return HostedResult(call_id=call_id, name=name, content=content)
 
 
 def usage(*, input_tokens: int = 0, output_tokens: int = 0, **more: Any) -> UsageStep:
@@ -352,7 +407,9 @@ class ScriptedProvider(Provider):
         completed = False
         for raw_step in steps:
             step = Text(text=raw_step) if isinstance(raw_step, str) else raw_step
-            if completed and isinstance(step, Text | Thinking | ToolCall | UsageStep | Finish):
+            if completed and isinstance(
+                step, Text | Thinking | ToolCall | HostedResult | UsageStep | Finish
+            ):
                 raise ValueError(f"a {step.kind!r} step cannot follow complete()")
             if isinstance(step, Complete):
                 if not completed:
@@ -376,7 +433,9 @@ class ScriptedProvider(Provider):
             yield self._completed(request, state)
 
     def _content(
-        self, step: Text | Thinking | ToolCall | UsageStep | ReportUsage | Finish, state: _TurnState
+        self,
+        step: Text | Thinking | ToolCall | HostedResult | UsageStep | ReportUsage | Finish,
+        state: _TurnState,
     ) -> StreamEvent | None:
         parts = state.parts
         if isinstance(step, Text):
@@ -390,12 +449,31 @@ class ScriptedProvider(Provider):
             return ThinkingDelta(text=step.text)
         if isinstance(step, ToolCall):
             raw = step.arguments if isinstance(step.arguments, str) else json.dumps(step.arguments)
+            if step.hosted:
+                parts.append(
+                    ToolCallPart(
+                        id=step.id,
+                        name=step.name,
+                        arguments=_parse(raw),
+                        raw_arguments=raw,
+                        hosted=True,
+                        provider=self.name,
+                    )
+                )
+                return None
             index = state.calls
             state.calls += 1
             parts.append(
                 ToolCallPart(id=step.id, name=step.name, arguments=_parse(raw), raw_arguments=raw)
             )
             return ToolCallDelta(index=index, id=step.id, name=step.name, arguments_delta=raw)
+        if isinstance(step, HostedResult):
+            parts.append(
+                HostedToolResultPart(
+                    call_id=step.call_id, name=step.name, content=step.content, provider=self.name
+                )
+            )
+            return None
         if isinstance(step, UsageStep):
             state.usage = step.usage
             return None
@@ -405,7 +483,7 @@ class ScriptedProvider(Provider):
         return None
 
     def _completed(self, request: ModelRequest, state: _TurnState) -> ResponseCompleted:
-        reported = state.usage
+        reported = state.usage.with_hosted_calls(hosted_call_counts(state.parts))
         if reported.requests == 0:
             reported = replace(reported, requests=1)
         reason: FinishReason = state.finish_reason or ("tool_calls" if state.calls else "stop")
@@ -432,8 +510,8 @@ class ScriptedProvider(Provider):
 class _TurnState:
     """What one turn assembled so far."""
 
-    parts: list[TextPart | ThinkingPart | ToolCallPart] = field(
-        default_factory=list[TextPart | ThinkingPart | ToolCallPart]
+    parts: list[TextPart | ThinkingPart | ToolCallPart | HostedToolResultPart] = field(
+        default_factory=list[TextPart | ThinkingPart | ToolCallPart | HostedToolResultPart]
     )
     usage: Usage = field(default_factory=Usage)
     finish_reason: FinishReason | None = None

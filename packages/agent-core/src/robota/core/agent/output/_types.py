@@ -188,6 +188,12 @@ def shape_of(output_type: Any) -> Shape:
             check=_schema_check(fixed),
             adapter=None,
         )
+    if isinstance(output_type, list | tuple | set | frozenset):
+        members = " | ".join(getattr(t, "__name__", repr(t)) for t in cast("Any", output_type))
+        raise TypeError(
+            f"output_type is a {type(output_type).__name__} of types; for one of several types "
+            f"write a union: output_type={members or 'A | B'}"
+        )
     from pydantic import BaseModel, TypeAdapter
     from pydantic.errors import PydanticUserError
 
