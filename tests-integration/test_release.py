@@ -12,8 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # for the release_kit helpers
+from release_kit import bumped, current, series_range, tag
 from release_kit import commit_all as _commit_all
 from release_kit import release as _release
 from release_kit import run as _run
@@ -35,57 +37,64 @@ def test_core_minor_moves_every_dependent_range_and_tags_each_release(repo: Path
     fragment = repo / "packages/agent-core/changelog.d/+probe.changed.md"
     fragment.write_text("The probe change a user would read about.\n")
     _commit_all(repo, "news fragment")
-    dependents = [
-        p.short for p in load_packages(repo).values() if "robota-agent-core" in p.requires
-    ]
+    packages = load_packages(repo)
+    dependents = [p.short for p in packages.values() if "robota-agent-core" in p.requires]
     assert len(dependents) == 10
+    before = {p.short: p.version for p in packages.values()}
+    core_old = before["agent-core"]
+    core_new = bumped(core_old, "minor")
+    core_range = series_range(core_new)
 
     plan = _release(repo, "bump", "core", "minor", "--dry-run").stdout
-    assert "robota-agent-core 0.2.0 -> 0.3.0 (minor)" in plan
+    assert f"robota-agent-core {core_old} -> {core_new} (minor)" in plan
     assert _run("git", "status", "--porcelain", cwd=repo).stdout == ""  # dry run wrote nothing
 
     _release(repo, "bump", "core", "minor")
 
-    assert _version(repo, "agent-core") == "0.3.0"
+    assert current(repo, "agent-core") == core_new
     core_log = (repo / "packages/agent-core/CHANGELOG.md").read_text()
-    assert "## [0.3.0]" in core_log
+    assert f"## [{core_new}]" in core_log
     assert "The probe change a user would read about." in core_log
-    assert core_log.index("## [0.3.0]") < core_log.index("## [0.2.0]")
+    assert core_log.index(f"## [{core_new}]") < core_log.index(f"## [{core_old}]")
     assert not fragment.exists()
     for short in dependents:
         pyproject = (repo / "packages" / short / "pyproject.toml").read_text()
-        assert '"robota-agent-core>=0.3,<0.4"' in pyproject, short
-        assert _version(repo, short) == "0.2.1", short
+        assert f'"robota-agent-core{core_range}"' in pyproject, short
+        assert current(repo, short) == bumped(before[short], "patch"), short
         log = (repo / "packages" / short / "CHANGELOG.md").read_text()
-        assert "## [0.2.1]" in log, short
-        assert "Requires `robota-agent-core>=0.3,<0.4`." in log, short
-    # the other sibling ranges did not move: a patch release stays inside >=0.2,<0.3
+        assert f"## [{bumped(before[short], 'patch')}]" in log, short
+        assert f"Requires `robota-agent-core{core_range}`." in log, short
+    # the other sibling ranges did not move: a patch release stays inside the session's series
     cli = (repo / "packages/agent-cli/pyproject.toml").read_text()
-    assert '"robota-agent-session>=0.2,<0.3"' in cli
+    assert f'"robota-agent-session{series_range(before["agent-session"])}"' in cli
     tags = set(_run("git", "tag", "--list", cwd=repo).stdout.split())
-    assert tags == {"agent-core-v0.3.0", *(f"{s}-v0.2.1" for s in dependents)}
+    assert tags == {
+        tag("agent-core", core_new),
+        *(tag(s, bumped(before[s], "patch")) for s in dependents),
+    }
     assert _run("git", "status", "--porcelain", cwd=repo).stdout == ""
     lock = (repo / "uv.lock").read_text()
-    assert 'name = "robota-agent-core"\nversion = "0.3.0"' in lock
-    assert '"version": "0.3.0"' in (repo / "packages/agent-core/api.json").read_text()
+    assert f'name = "robota-agent-core"\nversion = "{core_new}"' in lock
+    assert f'"version": "{core_new}"' in (repo / "packages/agent-core/api.json").read_text()
     assert "release: packages=11 problems=0" in _release(repo, "check").stdout
     assert "api: packages=11 breaking=0" in _release(repo, "api-check").stdout
 
     # a patch release of core moves nobody
     _release(repo, "bump", "core", "patch")
-    assert _version(repo, "agent-core") == "0.3.1"
-    assert _version(repo, "agent-tools") == "0.2.1"
+    assert current(repo, "agent-core") == bumped(core_new, "patch")
+    assert current(repo, "agent-tools") == bumped(before["agent-tools"], "patch")
     assert _run("git", "tag", "--points-at", "HEAD", cwd=repo).stdout.split() == [
-        "agent-core-v0.3.1"
+        tag("agent-core", bumped(core_new, "patch"))
     ]
 
 
 def test_release_refuses_a_dirty_tree(repo: Path) -> None:
+    before = current(repo, "agent-core")
     (repo / "packages/agent-core/README.md").write_text("changed\n")
     done = _release(repo, "bump", "core", "patch", check=False)
     assert done.returncode != 0
     assert "working tree has changes" in done.stderr
-    assert _version(repo, "agent-core") == "0.2.0"
+    assert current(repo, "agent-core") == before
 
 
 _PROBE = '''"""A public module for the API-check test."""
@@ -101,6 +110,8 @@ def _hidden(a: int) -> int:
 
 
 def test_api_check_fails_on_a_break_without_the_matching_bump(repo: Path) -> None:
+    executor = current(repo, "agent-executor")
+    core = current(repo, "agent-core")
     probe = repo / "packages/agent-executor/src/robota/executor/probe.py"
     probe.write_text(_PROBE)
     _release(repo, "api-snapshot", "executor")
@@ -123,12 +134,13 @@ def test_api_check_fails_on_a_break_without_the_matching_bump(repo: Path) -> Non
     probe.write_text(_PROBE.replace("def greet", "def _greet"))
     done = _release(repo, "api-check", "executor", check=False)
     assert "robota.executor.probe.greet: Public object was removed" in done.stdout
-    _run("uv", "version", "--package", "robota-agent-executor", "0.2.1", "--frozen", cwd=repo)
+    patch, minor = str(bumped(executor, "patch")), str(bumped(executor, "minor"))
+    _run("uv", "version", "--package", "robota-agent-executor", patch, "--frozen", cwd=repo)
     done = _release(repo, "api-check", "executor", check=False)
     assert done.returncode == 1
     assert "needs a minor bump" not in done.stdout
-    assert "breaking changes need a minor bump; 0.2.0 -> 0.2.1 is not one" in done.stdout
-    _run("uv", "version", "--package", "robota-agent-executor", "0.3.0", "--frozen", cwd=repo)
+    assert f"breaking changes need a minor bump; {executor} -> {patch} is not one" in done.stdout
+    _run("uv", "version", "--package", "robota-agent-executor", minor, "--frozen", cwd=repo)
     assert _release(repo, "api-check", "executor").returncode == 0
 
     # the release command refuses a patch release over the break and takes the minor one
@@ -138,14 +150,14 @@ def test_api_check_fails_on_a_break_without_the_matching_bump(repo: Path) -> Non
     assert done.returncode == 1
     assert "refused" in done.stderr
     _release(repo, "bump", "executor", "minor")
-    assert _version(repo, "agent-executor") == "0.3.0"
+    assert _version(repo, "agent-executor") == minor
     assert "api: packages=11 breaking=0" in _release(repo, "api-check").stdout
     # nothing depends on the executor except the framework and the CLI: they moved
     assert (
-        '"robota-agent-executor>=0.3,<0.4"'
+        f'"robota-agent-executor{series_range(Version(minor))}"'
         in (repo / "packages/agent-framework/pyproject.toml").read_text()
     )
-    assert _version(repo, "agent-core") == "0.2.0"
+    assert current(repo, "agent-core") == core
 
 
 @pytest.mark.parametrize("package", list(load_packages().values()), ids=lambda p: p.short)

@@ -15,20 +15,22 @@ A test that fails here is a hole in the promise, kept failing on purpose (see th
 from __future__ import annotations
 
 import dataclasses
+import re
 import shutil
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # for the release_kit helpers
+from release_kit import bumped, current, lowered, series_range, tag
 from release_kit import commit_all as _commit_all
 from release_kit import edit as _edit
 from release_kit import release as _release
 from release_kit import run as _run
-from release_kit import version as _version
 
 from tools.release import api_check
 from tools.release.workspace import Package, find_package, load_packages
@@ -439,8 +441,8 @@ def _apply(module_dir: Path, edits: Sequence[Edit]) -> None:
             _edit(path, old, new)
 
 
-def _at(package: Package, version: str) -> Package:
-    return dataclasses.replace(package, version=Version(version))
+def _at(package: Package, version: Version) -> Package:
+    return dataclasses.replace(package, version=version)
 
 
 @pytest.mark.parametrize(
@@ -459,8 +461,8 @@ def test_api_check_on_executor_probe(
     assert "without a version bump" in verdict.failure
     assert verdict.breakages
     # a patch bump is not enough while 0.x; a minor bump is
-    assert api_check.check(_at(package, "0.2.1")).failure is not None
-    assert api_check.check(_at(package, "0.3.0")).failure is None
+    assert api_check.check(_at(package, bumped(package.version, "patch"))).failure is not None
+    assert api_check.check(_at(package, bumped(package.version, "minor"))).failure is None
 
 
 # Real core code, including robota.core.testing.
@@ -547,10 +549,16 @@ def test_resnapshot_without_bump_after_release_is_caught(repo: Path) -> None:
 
 
 def test_hand_lowered_snapshot_version_is_caught(repo: Path) -> None:
-    """HOLE: editing api.json's "version" to 0.1.0 makes 0.2.0 look like a minor bump."""
+    """HOLE: lowering api.json's "version" by one series (0.2.0 -> 0.1.0) makes the current
+    version look like a minor bump."""
     _release(repo, "tag-all")
+    executor = current(repo, "agent-executor")
     _edit(repo / _EXECUTOR / "probe.py", "def compute(", "def _compute(")
-    _edit(repo / "packages/agent-executor/api.json", '"version": "0.2.0"', '"version": "0.1.0"')
+    _edit(
+        repo / "packages/agent-executor/api.json",
+        f'"version": "{executor}"',
+        f'"version": "{lowered(executor)}"',
+    )
     _commit_all(repo, "lowered")
     assert _release(repo, "api-check", "executor", check=False).returncode == 1
 
@@ -598,7 +606,7 @@ def test_missing_snapshot_does_not_let_a_break_be_patch_released(repo: Path) -> 
 _CORRUPT: dict[str, Callable[[str], str]] = {
     "truncated": lambda text: text[: len(text) // 2],
     "not-json": lambda text: "<<<<<<< HEAD\n" + text,
-    "no-version": lambda text: text.replace('"version": "0.2.0",', ""),
+    "no-version": lambda text: re.sub(r'\n\s*"version": "[^"]*",', "", text, count=1),
     "api-is-a-list": lambda text: text.split('"api"')[0] + '"api": []\n}\n',
 }
 
@@ -606,7 +614,9 @@ _CORRUPT: dict[str, Callable[[str], str]] = {
 @pytest.mark.parametrize("how", list(_CORRUPT))
 def test_corrupt_snapshot_fails_closed(repo: Path, how: str) -> None:
     snapshot = repo / "packages/agent-executor/api.json"
-    snapshot.write_text(_CORRUPT[how](snapshot.read_text()))
+    corrupt = _CORRUPT[how](snapshot.read_text())
+    assert corrupt != snapshot.read_text()
+    snapshot.write_text(corrupt)
     assert _release(repo, "api-check", check=False).returncode != 0
     assert _release(repo, "api-check", "executor", check=False).returncode != 0
     assert _release(repo, "bump", "executor", "patch", "--dry-run", check=False).returncode != 0
@@ -630,25 +640,31 @@ def test_bump_session_minor_moves_exactly_its_dependents(repo: Path) -> None:
     dependents = {p.short for p in packages.values() if "robota-agent-session" in p.requires}
     assert dependents  # the CLI and the framework
     others = {p.short for p in packages.values()} - dependents - {"agent-session"}
+    before = {p.short: p.version for p in packages.values()}
+    session = bumped(before["agent-session"], "minor")
+    session_range = series_range(session)
     lock_before = (repo / "uv.lock").read_text()
 
     _release(repo, "bump", "session", "minor")
 
-    assert _version(repo, "agent-session") == "0.3.0"
+    assert current(repo, "agent-session") == session
     for short in dependents:
-        assert _version(repo, short) == "0.2.1", short
+        assert current(repo, short) == bumped(before[short], "patch"), short
         pyproject = (repo / "packages" / short / "pyproject.toml").read_text()
-        assert '"robota-agent-session>=0.3,<0.4"' in pyproject, short
+        assert f'"robota-agent-session{session_range}"' in pyproject, short
         log = (repo / "packages" / short / "CHANGELOG.md").read_text()
-        assert "## [0.2.1]" in log
-        assert "Requires `robota-agent-session>=0.3,<0.4`." in log
+        assert f"## [{bumped(before[short], 'patch')}]" in log
+        assert f"Requires `robota-agent-session{session_range}`." in log
     for short in others:
-        assert _version(repo, short) == "0.2.0", short
-    assert "## [0.3.0]" in (repo / "packages/agent-session/CHANGELOG.md").read_text()
-    assert _tags(repo) == {"agent-session-v0.3.0", *(f"{s}-v0.2.1" for s in dependents)}
+        assert current(repo, short) == before[short], short
+    assert f"## [{session}]" in (repo / "packages/agent-session/CHANGELOG.md").read_text()
+    assert _tags(repo) == {
+        tag("agent-session", session),
+        *(tag(s, bumped(before[s], "patch")) for s in dependents),
+    }
     lock = (repo / "uv.lock").read_text()
     assert lock != lock_before
-    assert 'name = "robota-agent-session"\nversion = "0.3.0"' in lock
+    assert f'name = "robota-agent-session"\nversion = "{session}"' in lock
     assert _status(repo) == ""
     assert "api: packages=11 breaking=0" in _release(repo, "api-check").stdout
     assert "release: packages=11 problems=0" in _release(repo, "check").stdout
@@ -656,9 +672,10 @@ def test_bump_session_minor_moves_exactly_its_dependents(repo: Path) -> None:
 
 def test_dry_run_writes_nothing(repo: Path) -> None:
     before = _head(repo)
+    session, cli = current(repo, "agent-session"), current(repo, "agent-cli")
     done = _release(repo, "bump", "session", "minor", "--dry-run")
-    assert "robota-agent-session 0.2.0 -> 0.3.0 (minor)" in done.stdout
-    assert "robota-agent-cli 0.2.0 -> 0.2.1 (patch)" in done.stdout
+    assert f"robota-agent-session {session} -> {bumped(session, 'minor')} (minor)" in done.stdout
+    assert f"robota-agent-cli {cli} -> {bumped(cli, 'patch')} (patch)" in done.stdout
     assert "robota-agent-core" not in done.stdout
     assert _status(repo) == ""
     assert _head(repo) == before
@@ -672,10 +689,11 @@ def test_dirty_tree_is_refused(repo: Path, how: str) -> None:
     if how == "staged":
         _run("git", "add", str(target), cwd=repo)
     before = _head(repo)
+    session = current(repo, "agent-session")
     done = _release(repo, "bump", "session", "minor", check=False)
     assert done.returncode != 0
     assert "working tree has changes" in done.stderr
-    assert _version(repo, "agent-session") == "0.2.0"
+    assert current(repo, "agent-session") == session
     assert _head(repo) == before
 
 
@@ -695,19 +713,25 @@ def test_sibling_with_its_own_break_cannot_ride_a_patch(repo: Path) -> None:
     done = _release(repo, "bump", "core", "minor", check=False)
     assert done.returncode == 1
     assert "refused" in done.stderr
-    assert "robota-agent-executor 0.2.1" in done.stderr
+    assert (
+        f"robota-agent-executor {bumped(current(repo, 'agent-executor'), 'patch')}" in done.stderr
+    )
     assert _head(repo) == before
     assert not _tags(repo)
 
 
 def test_one_point_oh_transition(repo: Path) -> None:
+    before = {p.short: p.version for p in load_packages(repo).values()}
+    core = bumped(before["agent-core"], "major")
     _release(repo, "bump", "core", "major")
-    assert _version(repo, "agent-core") == "1.0.0"
+    assert current(repo, "agent-core") == core
     for package in load_packages(repo).values():
         if "robota-agent-core" in package.requires:
-            assert package.requires["robota-agent-core"] == "<2,>=1.0", package.short
-            assert _version(repo, package.short) == "0.2.1"
-    assert "agent-core-v1.0.0" in _tags(repo)
+            # as the workspace reads it back: SpecifierSet order ("<2,>=1.0")
+            expected = str(SpecifierSet(series_range(core)))
+            assert package.requires["robota-agent-core"] == expected, package.short
+            assert package.version == bumped(before[package.short], "patch")
+    assert tag("agent-core", core) in _tags(repo)
     # from 1.0 a break needs a major bump
     _edit(repo / _CORE / "outsider_probe.py", "b: int = 0", "b: int")
     _commit_all(repo, "core break after 1.0")
@@ -718,21 +742,26 @@ def test_one_point_oh_transition(repo: Path) -> None:
 
 
 def test_existing_tag_is_refused_before_anything_is_committed(repo: Path) -> None:
-    """HOLE: with ``agent-session-v0.3.0`` already tagged, ``bump session minor`` commits the
-    release and only then fails at ``git tag``, leaving an untagged release commit behind."""
-    _run("git", "tag", "-a", "agent-session-v0.3.0", "-m", "stale", cwd=repo)
+    """HOLE: with the next minor's tag (``agent-session-v0.3.0``) already there, ``bump session
+    minor`` commits the release and only then fails at ``git tag``, leaving an untagged release
+    commit behind."""
+    session = current(repo, "agent-session")
+    _run(
+        "git", "tag", "-a", tag("agent-session", bumped(session, "minor")), "-m", "stale", cwd=repo
+    )
     before = _head(repo)
     done = _release(repo, "bump", "session", "minor", check=False)
     assert done.returncode != 0
     assert _head(repo) == before
-    assert _version(repo, "agent-session") == "0.2.0"
+    assert current(repo, "agent-session") == session
 
 
 def test_version_without_changelog_entry_fails_check(repo: Path) -> None:
-    _run("uv", "version", "--package", "robota-agent-executor", "0.2.1", "--frozen", cwd=repo)
+    patch = str(bumped(current(repo, "agent-executor"), "patch"))
+    _run("uv", "version", "--package", "robota-agent-executor", patch, "--frozen", cwd=repo)
     done = _release(repo, "check", check=False)
     assert done.returncode == 1
-    assert "packages/agent-executor: CHANGELOG.md has no entry for 0.2.1" in done.stdout
+    assert f"packages/agent-executor: CHANGELOG.md has no entry for {patch}" in done.stdout
     (repo / "packages/agent-tools/CHANGELOG.md").unlink()
     done = _release(repo, "check", check=False)
     assert "packages/agent-tools: no CHANGELOG.md" in done.stdout

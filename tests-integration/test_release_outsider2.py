@@ -6,7 +6,8 @@ runs the real check (``tools.release.api_check.check`` or ``python -m tools.rele
 temporary copy; nothing touches the repository the tests run from. One prepared clone per module
 holds the working tree plus a probe module in the executor (one object of each kind attacked
 here), snapshotted by the real ``api-snapshot`` and released: the executor's tag is moved onto the
-probe commit, as if the probe had shipped in ``agent-executor-v0.2.0``.
+probe commit, as if the probe had shipped in the executor's current version (its tag
+``agent-executor-v<version>``, made from the pyproject so any release of the repository works).
 
 A test that fails here is a hole in the promise, kept failing on purpose (see the report). Its
 comment starts with HOLE; HELD (or an id starting "held-") marks an attempt the tools stopped.
@@ -23,6 +24,7 @@ import pytest
 from packaging.version import Version
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # for the release_kit helpers
+from release_kit import bumped, current, series_range, tag
 from release_kit import commit_all as _commit_all
 from release_kit import edit as _edit
 from release_kit import release as _release
@@ -165,8 +167,19 @@ def prepared(tmp_path_factory: pytest.TempPathFactory, release_clone: Path) -> P
     (base / _EXECUTOR / "probe2.py").write_text(_PROBE)
     _release(base, "api-snapshot", "executor")
     _commit_all(base, "outsider2 probe")
-    _run("git", "tag", "-a", "agent-executor-v0.2.0", "-m", "probe released", cwd=base)
+    _run("git", "tag", "-a", _executor_tag(base), "-m", "probe released", cwd=base)
     return base
+
+
+def _executor_tag(repo: Path) -> str:
+    """The executor's release tag at its current version (``agent-executor-v0.2.1``)."""
+    return tag("agent-executor", current(repo, "agent-executor"))
+
+
+def _core_requirement(repo: Path) -> str:
+    """The framework's requirement line on core as the pyprojects write it, from core's current
+    version (``robota-agent-core>=0.3,<0.4``)."""
+    return f"robota-agent-core{series_range(current(repo, 'agent-core'))}"
 
 
 @pytest.fixture
@@ -301,7 +314,8 @@ def test_break_in_executor_probe_is_caught(
         _edit(package.path / "src/robota/executor" / name, old, new)
     verdict = api_check.check(package)
     assert verdict.failure is not None, "unseen break"
-    assert api_check.check(dataclasses.replace(package, version=Version("0.2.1"))).failure
+    patch = bumped(package.version, "patch")
+    assert api_check.check(dataclasses.replace(package, version=patch)).failure
 
 
 # Real core code.
@@ -331,11 +345,13 @@ def test_break_in_real_core_is_caught(prepared: Path, tmp_path: Path, edits: lis
 # -- odd versions (HELD) ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("version", ["0.2.0.post1", "0.2.1a1", "1!0.2.0", "0.2.0+local", "0.2.0.0"])
+# Spellings of the released version ("{v}", e.g. 0.2.0) and of its next patch ("{patch}").
+@pytest.mark.parametrize("version", ["{v}.post1", "{patch}a1", "1!{v}", "{v}+local", "{v}.0"])
 def test_odd_version_does_not_pass_a_break(prepared: Path, tmp_path: Path, version: str) -> None:
     package = _package_copy(prepared, "executor", tmp_path)
     _edit(package.path / "src/robota/executor" / _P, "def gone(", "def _gone(")
-    verdict = api_check.check(dataclasses.replace(package, version=Version(version)))
+    odd = Version(version.format(v=package.version, patch=bumped(package.version, "patch")))
+    verdict = api_check.check(dataclasses.replace(package, version=odd))
     assert verdict.failure is not None
 
 
@@ -355,11 +371,12 @@ def test_retaken_snapshot_is_caught_against_the_tag(repo: Path) -> None:
 
 
 def test_alias_tag_cannot_replace_the_release_baseline(repo: Path) -> None:
-    # HOLE: ``agent-executor-v0.2.0.0`` parses to the same Version as ``...-v0.2.0``; git lists it
+    # HOLE: ``agent-executor-v0.2.0.0`` parses to the same Version as ``...-v0.2.0`` (the
+    # released version, whatever it is); git lists it
     # later, so it replaces the real release in the tag map and its (retaken) api.json becomes
     # the baseline: the check passes and ``bump executor patch`` ships the removal.
     _silenced_break(repo)
-    _run("git", "tag", "agent-executor-v0.2.0.0", cwd=repo)
+    _run("git", "tag", f"{_executor_tag(repo)}.0", cwd=repo)
     assert _release(repo, "api-check", "executor", check=False).returncode == 1
     assert _release(repo, "bump", "executor", "patch", "--dry-run", check=False).returncode == 1
 
@@ -370,7 +387,7 @@ def test_deleted_release_tag_makes_the_committed_snapshot_the_baseline(repo: Pat
     # and the check says so. Asserted here instead of the original "must fail" (not defensible
     # locally; the tags in the shared repository are).
     _silenced_break(repo)
-    _run("git", "tag", "-d", "agent-executor-v0.2.0", cwd=repo)
+    _run("git", "tag", "-d", _executor_tag(repo), cwd=repo)
     done = _release(repo, "api-check", "executor", check=False)
     assert "baseline is the committed api.json, not a release tag" in done.stdout
 
@@ -379,11 +396,12 @@ def test_deleted_release_tag_makes_the_committed_snapshot_the_baseline(repo: Pat
 
 
 def test_unbounded_sibling_range_is_refused(repo: Path) -> None:
-    # HOLE: ``robota-agent-core>=0.2`` admits every future core; ``check`` accepts it and
-    # ``bump core minor`` leaves the framework out of the plan, so core 0.3.0 (which may break
-    # the framework) installs under framework 0.2.0.
+    # HOLE: ``robota-agent-core>=0.2`` (the floor without its ceiling) admits every future core;
+    # ``check`` accepts it and ``bump core minor`` leaves the framework out of the plan, so the
+    # next core minor (which may break the framework) installs under the framework as it is.
     framework = repo / "packages/agent-framework/pyproject.toml"
-    _edit(framework, '"robota-agent-core>=0.2,<0.3"', '"robota-agent-core>=0.2"')
+    requirement = _core_requirement(repo)
+    _edit(framework, f'"{requirement}"', f'"{requirement.split(",")[0]}"')
     _commit_all(repo, "unbounded")
     plan = _release(repo, "bump", "core", "minor", "--dry-run", check=False)
     assert _release(repo, "check", check=False).returncode == 1 or (
@@ -396,7 +414,8 @@ def test_unnormalised_sibling_name_is_still_a_sibling(repo: Path) -> None:
     # workspace member) but is compared raw, so ``check`` skips its range and ``bump core minor``
     # does not move it.
     framework = repo / "packages/agent-framework/pyproject.toml"
-    _edit(framework, '"robota-agent-core>=0.2,<0.3"', '"robota_agent_core>=0.2,<0.3"')
+    requirement = _core_requirement(repo)
+    _edit(framework, f'"{requirement}"', f'"{requirement.replace("-", "_", 2)}"')
     _commit_all(repo, "underscore")
     plan = _release(repo, "bump", "core", "minor", "--dry-run", check=False)
     assert "robota-agent-framework" in plan.stdout

@@ -10,6 +10,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+from packaging.version import Version
+
 from tools.release.workspace import ROOT
 
 GIT_ENV = {
@@ -45,6 +47,60 @@ def version(repo: Path, short: str) -> str:
     """The version written in ``packages/<short>/pyproject.toml``."""
     doc = tomllib.loads((repo / "packages" / short / "pyproject.toml").read_text())
     return str(doc["project"]["version"])
+
+
+def current(repo: Path, short: str) -> Version:
+    """The version written in ``packages/<short>/pyproject.toml``, parsed."""
+    return Version(version(repo, short))
+
+
+def bumped(old: Version, part: str) -> Version:
+    """``old`` after a ``part`` (``"major"``, ``"minor"`` or ``"patch"``) release: the next
+    version of that kind (``0.3.0`` minor -> ``0.4.0``, patch -> ``0.3.1``, major -> ``1.0.0``).
+
+    Raises:
+        ValueError: ``part`` is none of the three.
+    """
+    if part == "major":
+        return Version(f"{old.major + 1}.0.0")
+    if part == "minor":
+        return Version(f"{old.major}.{old.minor + 1}.0")
+    if part == "patch":
+        return Version(f"{old.major}.{old.minor}.{old.micro + 1}")
+    raise ValueError(f"unknown bump {part!r}")
+
+
+def lowered(old: Version) -> Version:
+    """A version below ``old`` from which ``old`` is a breaking (minor while 0.x, else major)
+    bump: ``0.3.1`` -> ``0.2.0``, ``0.1.4`` -> ``0.0.1``, ``1.4.0`` -> ``0.1.0``, ``3.0.0`` ->
+    ``2.0.0``. Never ``0.0.0``, which the release tools read as "no snapshot".
+
+    Raises:
+        ValueError: ``old`` is ``0.0.x``: nothing below it is a breaking bump away.
+    """
+    if old.major > 1:
+        return Version(f"{old.major - 1}.0.0")
+    if old.major == 1:
+        return Version("0.1.0")
+    if old.minor > 1:
+        return Version(f"0.{old.minor - 1}.0")
+    if old.minor == 1:
+        return Version("0.0.1")
+    raise ValueError(f"no version below {old} is a breaking bump away")
+
+
+def series_range(of: Version) -> str:
+    """The range a sibling writes on ``of``'s compatible series, as the pyprojects spell it:
+    ``0.3.1`` -> ``>=0.3,<0.4`` (while 0.x a minor release may break), ``1.4.2`` -> ``>=1.0,<2``.
+    """
+    if of.major == 0:
+        return f">=0.{of.minor},<0.{of.minor + 1}"
+    return f">={of.major}.0,<{of.major + 1}"
+
+
+def tag(short: str, of: Version) -> str:
+    """The release tag of package folder ``short`` at version ``of``: ``<short>-v<version>``."""
+    return f"{short}-v{of}"
 
 
 def edit(path: Path, old: str, new: str) -> None:

@@ -34,8 +34,11 @@ from typing import cast
 import pytest
 from packaging.markers import Marker
 from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
+
+from tools.release.workspace import load_packages
 
 pytestmark = pytest.mark.integration
 
@@ -59,6 +62,20 @@ PACKAGES: dict[str, tuple[str, str]] = {
     "robota-agent-cli": ("agent-cli", "cli"),
 }
 DISTS = sorted(PACKAGES)
+
+# The versions in this checkout's pyprojects: every expectation below follows them.
+WORKSPACE = load_packages(ROOT)
+assert set(WORKSPACE) == set(PACKAGES), sorted(set(WORKSPACE) ^ set(PACKAGES))
+VERSIONS: dict[str, Version] = {name: package.version for name, package in WORKSPACE.items()}
+CORE = VERSIONS["robota-agent-core"]
+# The next minor of core: while 0.x, a release allowed to break its siblings.
+NEXT_CORE_MINOR = Version(f"{CORE.major}.{CORE.minor + 1}.0")
+
+
+def series(version: Version) -> str:
+    """The pin on ``version``'s release series: ``0.3.0`` -> ``==0.3.*``."""
+    return f"=={version.major}.{version.minor}.*"
+
 
 # Heavyweight third-party distributions nobody should get without asking.
 HEAVY = frozenset(
@@ -458,7 +475,11 @@ def test_core_plus_openai_pin_brings_nothing_unasked(built: Built, venvs: Venvs)
     """The issue's own promise: pin core + the OpenAI provider, get nothing else from Robota and
     no heavyweight besides the OpenAI SDK; the environment is consistent."""
     python = venvs.get(
-        "core-openai", ["robota-agent-core==0.2.*", "robota-agent-provider-openai==0.2.*"]
+        "core-openai",
+        [
+            f"robota-agent-core{series(CORE)}",
+            f"robota-agent-provider-openai{series(VERSIONS['robota-agent-provider-openai'])}",
+        ],
     )
     installed, closure = installed_closure(
         python, built, ["robota-agent-core", "robota-agent-provider-openai"]
@@ -691,9 +712,13 @@ def test_below_floor_anyio_breaks_core(built: Built, venvs: Venvs) -> None:
 
 
 @pytest.fixture(scope="module")
-def fake_core_030(built: Built) -> Path:
-    """A core 0.3.0 built from a temporary copy, with ``robota.core.schema.json_schema_of``
-    (imported by robota-agent-tools) renamed: a breaking release."""
+def fake_next_core_minor(built: Built) -> Path:
+    """Core's next minor (``NEXT_CORE_MINOR``) built from a temporary copy, with
+    ``robota.core.schema.json_schema_of`` (imported by robota-agent-tools) renamed: a breaking
+    release, outside the range robota-agent-tools declares on core."""
+    tools_range = SpecifierSet(WORKSPACE["robota-agent-tools"].requires["robota-agent-core"])
+    assert CORE in tools_range, (CORE, tools_range)
+    assert NEXT_CORE_MINOR not in tools_range, (NEXT_CORE_MINOR, tools_range)
     source = built.work / "fake" / "agent-core"
     shutil.copytree(
         ROOT / "packages" / "agent-core",
@@ -702,9 +727,10 @@ def fake_core_030(built: Built) -> Path:
     )
     pyproject = source / "pyproject.toml"
     text = pyproject.read_text(encoding="utf-8")
-    assert 'version = "0.2.0"' in text
+    current = f'version = "{CORE}"'
+    assert current in text
     pyproject.write_text(
-        text.replace('version = "0.2.0"', 'version = "0.3.0"', 1), encoding="utf-8"
+        text.replace(current, f'version = "{NEXT_CORE_MINOR}"', 1), encoding="utf-8"
     )
     renamed = 0
     for path in (source / "src").rglob("*.py"):
@@ -717,41 +743,52 @@ def fake_core_030(built: Built) -> Path:
     assert renamed
     out = built.work / "fake" / "dist"
     ok(run([uv(), "build", "--wheel", "-q", "-o", out], cwd=source))
-    return next(out.glob("robota_agent_core-0.3.0-*.whl"))
+    return next(out.glob(f"robota_agent_core-{NEXT_CORE_MINOR}-*.whl"))
 
 
-def test_resolver_refuses_core_030_under_tools_020(
-    built: Built, venvs: Venvs, fake_core_030: Path
+def test_resolver_refuses_next_core_minor_under_current_tools(
+    built: Built, venvs: Venvs, fake_next_core_minor: Path
 ) -> None:
     python = venvs.get("skew", [], seed=True)
     proc = run(
-        [uv(), "pip", "install", "-p", python, built.wheel("robota-agent-tools"), fake_core_030]
+        [
+            *(uv(), "pip", "install", "-p", python),
+            *(built.wheel("robota-agent-tools"), fake_next_core_minor),
+        ]
     )
     assert proc.returncode != 0
     assert "unsatisfiable" in proc.stderr, proc.stderr
-    # Both cores offered, nothing pinned: the sibling range picks 0.2.0.
+    # Both cores offered, nothing pinned: the sibling range picks the current core.
     ok(
         run(
             [
                 *(uv(), "pip", "install", "-q", "-p", python, "--find-links", built.dist),
-                *("--find-links", fake_core_030.parent, "robota-agent-tools", "robota-agent-core"),
+                *("--find-links", fake_next_core_minor.parent),
+                *("robota-agent-tools", "robota-agent-core"),
             ]
         )
     )
-    assert "robota-agent-core==0.2.0" in ok(run([uv(), "pip", "freeze", "-p", python]))
+    assert f"robota-agent-core=={CORE}" in ok(run([uv(), "pip", "freeze", "-p", python]))
     ok(run([python, "-c", "import robota.tools"]))
 
 
-def test_forced_skew_is_flagged_by_pip_check(
-    built: Built, venvs: Venvs, fake_core_030: Path
+def test_forced_next_core_minor_is_flagged_by_pip_check(
+    built: Built, venvs: Venvs, fake_next_core_minor: Path
 ) -> None:
     """Forcing the breaking core in (pip --no-deps) is what the ranges are there to catch:
     ``pip check`` fails naming the sibling (and the import really breaks)."""
     python = venvs.get("skew-forced", [built.wheel("robota-agent-tools")], seed=True)
-    ok(run([python, "-m", "pip", "install", "-q", "--no-deps", fake_core_030]))
+    ok(run([python, "-m", "pip", "install", "-q", "--no-deps", fake_next_core_minor]))
     check = run([python, "-m", "pip", "check"])
     assert check.returncode != 0
-    assert "robota-agent-tools 0.2.0 has requirement robota-agent-core<0.3,>=0.2" in check.stdout
+    tools = WORKSPACE["robota-agent-tools"]
+    # pip prints the specifier as packaging writes it: sorted (`<0.4,>=0.3`).
+    tools_range = SpecifierSet(tools.requires["robota-agent-core"])
+    expected = (
+        f"robota-agent-tools {tools.version} has requirement robota-agent-core{tools_range}, "
+        f"but you have robota-agent-core {NEXT_CORE_MINOR}"
+    )
+    assert expected in check.stdout, check.stdout
     assert run([uv(), "pip", "check", "-p", python]).returncode != 0
     assert "json_schema_of" in run([python, "-c", "import robota.tools"]).stderr
 
@@ -767,7 +804,7 @@ def test_wheel_contents(name: str, built: Built) -> None:
     assert "robota/__init__.py" not in names, "a robota/__init__.py breaks the namespace"
     assert f"{portion}py.typed" in names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
-    dist_info = f"{name.replace('-', '_')}-0.2.0.dist-info/"
+    dist_info = f"{name.replace('-', '_')}-{VERSIONS[name]}.dist-info/"
     stray = [
         n for n in names if not n.startswith((portion, dist_info)) and not portion.startswith(n)
     ]
@@ -889,7 +926,7 @@ def test_version_attribute_matches_metadata(name: str, venvs: Venvs) -> None:
         f"assert v == m.version('{name}'), v; "
         "assert getattr(robota, '__file__', None) is None, robota.__file__; print(v)"
     )
-    assert ok(run([python, "-c", code])).strip() == "0.2.0"
+    assert ok(run([python, "-c", code])).strip() == str(VERSIONS[name])
 
 
 def test_namespace_survives_many_portions_and_an_uninstall(built: Built, venvs: Venvs) -> None:
@@ -907,7 +944,8 @@ def test_cli_entry_point_from_a_cli_only_venv(built: Built, venvs: Venvs) -> Non
     home = built.work / "cli-home"
     home.mkdir(exist_ok=True)
     assert "usage: robota" in ok(run([robota, "--help"], HOME=str(home)))
-    assert "0.2.0" in ok(run([robota, "--version"], HOME=str(home)))
+    version = ok(run([robota, "--version"], HOME=str(home))).strip()
+    assert version == f"robota {VERSIONS['robota-agent-cli']}", version
     proc = run([robota, "run", "hi"], cwd=home, HOME=str(home))
     assert proc.returncode == 3, (proc.returncode, proc.stderr)
     assert "no provider is configured" in proc.stderr
