@@ -195,12 +195,13 @@ async def test_non_json_number_tokens_are_refused(token: str) -> None:
 
 @pytest.mark.anyio
 async def test_duplicate_keys_resolve_like_the_json_parser() -> None:
-    # HELD: duplicate keys are resolved deterministically (last wins, as pydantic's own JSON
-    # parser does), never by merging.
+    # HELD: duplicate keys are resolved deterministically (last wins, as Python's json module
+    # and current pydantic-core do), never by merging. Not compared with
+    # ``Item.model_validate_json``: pydantic-core 2.27 (the declared floor) keeps the first.
     answer = '{"name": "a", "qty": 1, "qty": 2}'
     provider = ScriptedProvider([answer])
     result = await Agent(provider, output_type=Item).run("q")
-    assert result.output == Item.model_validate_json(answer) == Item(name="a", qty=2)
+    assert result.output == Item(name="a", qty=2)
 
 
 @pytest.mark.anyio
