@@ -13,17 +13,9 @@ from robota.core.agent import Agent
 from robota.core.agent.events import FinalResult, OutputValidationFailed
 from robota.core.agent.output import OutputContext, OutputSpec
 from robota.core.errors import ModelRetry, StructuredOutputError
-from robota.core.events import Event
 from robota.core.messages import AssistantMessage, UserMessage
+from robota.core.testing.recording import EventRecorder
 from robota.core.testing.scripted import ScriptedProvider
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    def emit(self, event: Event) -> None:
-        self.events.append(event)
 
 
 class City(BaseModel):
@@ -84,7 +76,7 @@ async def test_model_retry_from_the_function_is_fed_back_and_bounded() -> None:
         return city
 
     provider = ScriptedProvider(['{"city": "Bergen"}', '{"city": "Oslo"}'])
-    sink = Recorder()
+    sink = EventRecorder()
     agent = Agent(provider, sinks=[sink])
     result = await agent.run("q", output_type=capital)
     assert result.output == "Oslo"

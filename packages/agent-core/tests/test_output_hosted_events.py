@@ -9,9 +9,9 @@ from dataclasses import replace
 import pytest
 from robota.core.agent import Agent
 from robota.core.agent.events import HostedToolCalled, ModelResponded, ToolCallStarted
-from robota.core.events import Event
 from robota.core.messages import HostedToolResultPart, ToolCallPart
 from robota.core.provider import ModelRequest, ResponseCompleted, StreamEvent
+from robota.core.testing.recording import EventRecorder
 from robota.core.testing.scripted import ScriptedProvider
 
 
@@ -34,17 +34,9 @@ class HostedProvider(ScriptedProvider):
             yield event
 
 
-class Recorder:
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    def emit(self, event: Event) -> None:
-        self.events.append(event)
-
-
 @pytest.mark.anyio
 async def test_hosted_calls_are_reported_after_the_response() -> None:
-    sink = Recorder()
+    sink = EventRecorder()
     result = await Agent(HostedProvider(["found it"]), sinks=[sink]).run("search")
     assert result.text == "found it"
     hosted = [e for e in sink.events if isinstance(e, HostedToolCalled)]

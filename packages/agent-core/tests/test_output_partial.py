@@ -21,15 +21,8 @@ from robota.core.agent.output.partial import NOTHING, extends
 from robota.core.capabilities import ModelCapabilities
 from robota.core.errors import ModelRetry
 from robota.core.events import Event
+from robota.core.testing.recording import EventRecorder
 from robota.core.testing.scripted import ScriptedProvider, text
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    def emit(self, event: Event) -> None:
-        self.events.append(event)
 
 
 class Item(BaseModel):
@@ -64,7 +57,7 @@ async def stream_run(
     validators: Sequence[OutputValidator] = (),
 ) -> tuple[Any, list[Event]]:
     provider = ScriptedProvider([[text(c) for c in chunks]], capabilities=caps)
-    sink = Recorder()
+    sink = EventRecorder()
     agent = Agent(provider, sinks=[sink], output_type=output_type, output_validators=validators)
     result = await agent.run("order?")
     return result.output, sink.events

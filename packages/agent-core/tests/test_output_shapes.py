@@ -15,7 +15,7 @@ from robota.core.agent import Agent
 from robota.core.agent.events import FinalResult, RunCompleted
 from robota.core.agent.output import OutputSpec, StructuredDict
 from robota.core.capabilities import ModelCapabilities
-from robota.core.events import Event
+from robota.core.testing.recording import EventRecorder
 from robota.core.testing.scripted import ScriptedProvider
 from typing_extensions import TypedDict
 
@@ -43,17 +43,9 @@ class Movie(TypedDict):
     year: int
 
 
-class Recorder:
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    def emit(self, event: Event) -> None:
-        self.events.append(event)
-
-
 async def run_one(output_type: Any, answer: str, caps: ModelCapabilities | None = None) -> Any:
     provider = ScriptedProvider([answer], capabilities=caps)
-    sink = Recorder()
+    sink = EventRecorder()
     result = await Agent(provider, sinks=[sink]).run("q", output_type=output_type)
     request = provider.requests[0]
     assert request.output is not None

@@ -16,24 +16,16 @@ from robota.core.agent import Agent
 from robota.core.agent.events import HostedToolCalled
 from robota.core.capabilities import HostedTool, ModelCapabilities
 from robota.core.errors import ConfigurationError, ModelRetry, UnsupportedCapabilityError
-from robota.core.events import Event
 from robota.core.messages import HostedToolResultPart, ToolCallPart, ToolResultMessage
 from robota.core.provider import ModelRequest, ResponseCompleted, StreamEvent
 from robota.core.retry import RetryingProvider
+from robota.core.testing.recording import EventRecorder
 from robota.core.testing.scripted import ScriptedProvider, tool_call, usage
 from robota.core.tools.function import tool
 from robota.core.usage import Usage
 
 SEARCH_ONLY = ModelCapabilities(hosted_tools=frozenset({HostedTool.WEB_SEARCH}))
 NONE_OFFERED = ModelCapabilities(hosted_tools=frozenset())
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    def emit(self, event: Event) -> None:
-        self.events.append(event)
 
 
 class Searching(ScriptedProvider):
@@ -169,7 +161,7 @@ async def test_hosted_calls_are_counted_once_per_round_across_output_retries() -
         [["not json", usage(input_tokens=5, output_tokens=1)], ['{"city": "Oslo"}']],
         capabilities=SEARCH_ONLY,
     )
-    sink = Recorder()
+    sink = EventRecorder()
     agent = Agent(provider, output_type=Answer, hosted_tools=["web_search"], sinks=[sink])
     result = await agent.run("q")
     assert result.output == Answer(city="Oslo")

@@ -24,20 +24,10 @@ from robota.core.capabilities import ModelCapabilities
 from robota.core.errors import ModelRetry, StructuredOutputError
 from robota.core.events import Event
 from robota.core.messages import AssistantMessage, UserMessage
+from robota.core.testing.recording import EventRecorder
 from robota.core.testing.scripted import ScriptedProvider
 
 PROMPTED = ModelCapabilities(native_structured_output=False, json_mode=False)
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    def emit(self, event: Event) -> None:
-        self.events.append(event)
-
-    def of(self, kind: type[Any]) -> list[Any]:
-        return [e for e in self.events if isinstance(e, kind)]
 
 
 class Item(BaseModel):
@@ -65,7 +55,7 @@ async def test_prose_with_a_brace_around_one_json_value_is_tolerated() -> None:
     # the value) makes the one valid value unparseable and burns a retry.
     answer = 'Here you go: {"name": "tea", "qty": 2} (quantities are in {units}).'
     provider = ScriptedProvider([answer, '{"name": "WRONG", "qty": 0}'])
-    sink = Recorder()
+    sink = EventRecorder()
     agent = Agent(provider, output_type=Item, sinks=[sink], output_retries=1)
     result = await agent.run("order")
     assert result.output == Item(name="tea", qty=2)
@@ -151,7 +141,7 @@ async def test_deeply_nested_answer_is_an_invalid_answer_not_a_crash() -> None:
     # 100 000 "[" crashes the run with RecursionError instead of costing one bounded retry.
     deep = '{"result": ' + "[" * 100_000 + "]" * 100_000 + "}"
     provider = ScriptedProvider([deep, '{"result": [1]}'])
-    sink = Recorder()
+    sink = EventRecorder()
     agent = Agent(provider, output_type=list[Any], sinks=[sink], output_retries=1)
     result = await agent.run("q")
     assert result.output == [1]
@@ -223,7 +213,7 @@ async def test_output_function_application_error_fails_without_retry(error: Exce
         raise error
 
     provider = ScriptedProvider(['{"city": "Oslo"}', '{"city": "Bergen"}'])
-    sink = Recorder()
+    sink = EventRecorder()
     agent = Agent(provider, output_type=finish, sinks=[sink])
     with pytest.raises(type(error)):
         await agent.run("q")
@@ -268,7 +258,7 @@ async def test_non_str_model_retry_message_still_gives_text_issues() -> None:
         raise ModelRetry({"why": "no"})  # type: ignore[arg-type]
 
     provider = ScriptedProvider(['{"city": "a"}'])
-    sink = Recorder()
+    sink = EventRecorder()
     agent = Agent(provider, output_type=finish, output_retries=0, sinks=[sink])
     with pytest.raises(StructuredOutputError) as caught:
         await agent.run("q")
@@ -296,7 +286,7 @@ async def test_validators_chain_their_returned_values_and_see_attempts() -> None
         return value
 
     provider = ScriptedProvider(['{"name": "a", "qty": -1}', '{"name": "b", "qty": 2}'])
-    sink = Recorder()
+    sink = EventRecorder()
     agent = Agent(provider, output_type=Item, output_validators=[first, second], sinks=[sink])
     result = await agent.run("q")
     assert result.output == Item(name="B", qty=20)
@@ -318,7 +308,7 @@ async def test_async_validator_cancelled_mid_way_leaves_no_output_and_clean_hist
         return value
 
     provider = ScriptedProvider(['{"name": "a", "qty": 1}'])
-    sink = Recorder()
+    sink = EventRecorder()
     agent = Agent(provider, output_type=Item, output_validators=[slow], sinks=[sink])
     token = CancelToken()
     results: list[Any] = []
@@ -343,7 +333,7 @@ async def test_exhausted_retries_keep_history_append_only_and_report_issues() ->
     # carries the last issues and the attempt count; no FinalResult.
     answers = ['{"name": 1}', '{"qty": "x"}', "not json"]
     provider = ScriptedProvider(list(answers))
-    sink = Recorder()
+    sink = EventRecorder()
     agent = Agent(provider, output_type=Item, output_retries=2, sinks=[sink])
     seen: list[tuple[Any, ...]] = []
     original_emit = sink.emit

@@ -22,20 +22,9 @@ from robota.core.agent.events import FinalResult, ModelTextDelta, PartialOutput
 from robota.core.agent.output.partial import PartialJson, extends
 from robota.core.cancellation import CancelToken
 from robota.core.errors import StructuredOutputError
-from robota.core.events import Event
+from robota.core.testing.recording import EventRecorder
 from robota.core.testing.scripted import ScriptedProvider, Step, reached, text, tool_call, wait_for
 from robota.core.tools.function import tool
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    def emit(self, event: Event) -> None:
-        self.events.append(event)
-
-    def of(self, kind: type[Any]) -> list[Any]:
-        return [e for e in self.events if isinstance(e, kind)]
 
 
 class Doc(BaseModel):
@@ -64,7 +53,7 @@ def cut(answer: str, cuts: list[int]) -> list[str]:
 
 
 async def run_chunks(turns: list[list[Step | str]], output_type: Any, **kw: Any) -> Any:
-    sink = Recorder()
+    sink = EventRecorder()
     provider = ScriptedProvider(turns)
     agent = Agent(provider, output_type=output_type, sinks=[sink], **kw)
     return agent, provider, sink
@@ -101,7 +90,7 @@ def test_any_json_any_chunking_partials_are_prefixes_of_the_final_value(
     # monotonic and a prefix (in the `extends` sense) of the final value; one FinalResult.
     answer = json.dumps(value, ensure_ascii=ascii_only)
 
-    async def go() -> tuple[Any, Recorder]:
+    async def go() -> tuple[Any, EventRecorder]:
         agent, _, sink = await run_chunks([[text(c) for c in cut(answer, cuts)]], dict[str, Any])
         return (await agent.run("q")).output, sink
 
@@ -278,7 +267,7 @@ async def test_text_interleaved_with_tool_calls_gives_one_final_result() -> None
         [text('{"title": "thinking'), tool_call("c1", "lookup", {"q": "x"}), text('..."')],
         [text('{"title": "done", '), text('"n": 42, "flags": [false]}')],
     ]
-    sink = Recorder()
+    sink = EventRecorder()
     provider = ScriptedProvider(turns)
     agent = Agent(provider, output_type=Doc, tools=[lookup], sinks=[sink])
     output = (await agent.run("q")).output

@@ -39,7 +39,7 @@ from robota.core.agent.output.context import OutputContext
 from robota.core.agent.output.partial import NOTHING, PartialJson, extends
 from robota.core.agent.pairing import PairingRepair, repair_pairing
 from robota.core.agent.spec import RunSpec
-from robota.core.capabilities import HostedTool, check_hosted_tools
+from robota.core.capabilities import HostedTool
 from robota.core.errors import (
     ContextWindowExceededError,
     MalformedResponseError,
@@ -99,10 +99,9 @@ class ProviderRounds:
             settings = replace(settings, tool_choice="none")
             if instruction:
                 messages = (*messages, UserMessage.of(instruction))
+        # checked once, before the prompt was committed (RunLoop._check_settings): the model
+        # and the set do not change within a run
         hosted = spec.hosted_tools if kind == "normal" else frozenset[HostedTool]()
-        if hosted:
-            caps = spec.provider.capabilities(spec.model)
-            check_hosted_tools(caps, hosted, provider=spec.provider.name, model=spec.model)
         return ModelRequest(
             model=spec.model,
             messages=messages,

@@ -341,7 +341,8 @@ class _Run(ProviderRounds):
 
     def _check_settings(self) -> None:
         """Refuse, before the prompt is committed, a setting or a hosted tool the model is
-        stated not to support (the round checks the hosted tools again per request)."""
+        stated not to support. Every run path (fresh, resumed, continued) passes here, so rounds
+        do not check again."""
         spec = self.spec
         caps = spec.provider.capabilities(spec.model)
         for name in sorted(spec.settings.set_fields() & caps.unsupported_settings):
