@@ -1,7 +1,8 @@
 """The typed API's user documentation passes a user's strict type check (issue 17).
 
 The ```python blocks of ``docs/guides/typed-api.md``, ``docs/quickstart.md``, the root
-``README.md`` and ``packages/agent-core/README.md`` are extracted with
+``README.md``, ``packages/agent-core/README.md`` and the evaluations guide and README are
+extracted with
 ``tools/docs/codeblocks.py`` (a ``not-run`` block is still checked; a block marked
 ``<!-- not-typed: reason -->`` is not) and checked by basedpyright with a temporary
 ``pyrightconfig.json`` holding only ``"typeCheckingMode": "strict"`` — a user's default strict,
@@ -36,6 +37,8 @@ PAGES = (
     "docs/quickstart.md",
     "README.md",
     "packages/agent-core/README.md",
+    "docs/guides/evals.md",
+    "packages/agent-evals/README.md",
 )
 
 

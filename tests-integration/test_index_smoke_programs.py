@@ -1,7 +1,7 @@
 """Every package's ``smoke.py`` runs against the workspace and prints ``smoke ok <dist>``.
 
 ``.ci/index-check`` runs the same programs in fresh venvs installed from a local index; this
-keeps them true in the normal test run. The eleven programs start together (each is a separate
+keeps them true in the normal test run. The programs start together (each is a separate
 Python process, offline, from a temporary working directory with no API key in its
 environment), and each package's test reads its own outcome.
 """
@@ -63,7 +63,7 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tup
 def test_every_package_has_a_smoke_program() -> None:
     missing = [p.name for p in PACKAGES if not (p / "smoke.py").is_file()]
     assert missing == [], f"packages without smoke.py: {missing}"
-    assert len(PACKAGES) == 11
+    assert PACKAGES, "no packages found"
 
 
 @pytest.mark.parametrize("package", PACKAGES, ids=lambda p: p.name)

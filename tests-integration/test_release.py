@@ -15,7 +15,7 @@ import pytest
 from packaging.version import Version
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # for the release_kit helpers
-from release_kit import bumped, current, series_range, tag
+from release_kit import bumped, current, package_count, series_range, tag
 from release_kit import commit_all as _commit_all
 from release_kit import release as _release
 from release_kit import run as _run
@@ -76,8 +76,8 @@ def test_core_minor_moves_every_dependent_range_and_tags_each_release(repo: Path
     lock = (repo / "uv.lock").read_text()
     assert f'name = "robota-agent-core"\nversion = "{core_new}"' in lock
     assert f'"version": "{core_new}"' in (repo / "packages/agent-core/api.json").read_text()
-    assert "release: packages=11 problems=0" in _release(repo, "check").stdout
-    assert "api: packages=11 breaking=0" in _release(repo, "api-check").stdout
+    assert f"release: packages={package_count(repo)} problems=0" in _release(repo, "check").stdout
+    assert f"api: packages={package_count(repo)} breaking=0" in _release(repo, "api-check").stdout
 
     # a patch release of core moves nobody
     _release(repo, "bump", "core", "patch")
@@ -151,7 +151,7 @@ def test_api_check_fails_on_a_break_without_the_matching_bump(repo: Path) -> Non
     assert "refused" in done.stderr
     _release(repo, "bump", "executor", "minor")
     assert _version(repo, "agent-executor") == minor
-    assert "api: packages=11 breaking=0" in _release(repo, "api-check").stdout
+    assert f"api: packages={package_count(repo)} breaking=0" in _release(repo, "api-check").stdout
     # nothing depends on the executor except the framework and the CLI: they moved
     assert (
         f'"robota-agent-executor{series_range(Version(minor))}"'

@@ -26,7 +26,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # for the release_kit helpers
-from release_kit import bumped, current, lowered, series_range, tag
+from release_kit import bumped, current, lowered, package_count, series_range, tag
 from release_kit import commit_all as _commit_all
 from release_kit import edit as _edit
 from release_kit import release as _release
@@ -499,8 +499,8 @@ def test_api_check_on_real_core(
 
 
 def test_unmodified_workspace_with_probes_passes(repo: Path) -> None:
-    assert "api: packages=11 breaking=0" in _release(repo, "api-check").stdout
-    assert "release: packages=11 problems=0" in _release(repo, "check").stdout
+    assert f"api: packages={package_count(repo)} breaking=0" in _release(repo, "api-check").stdout
+    assert f"release: packages={package_count(repo)} problems=0" in _release(repo, "check").stdout
 
 
 def test_cli_api_check_fails_on_a_committed_break(repo: Path) -> None:
@@ -509,7 +509,7 @@ def test_cli_api_check_fails_on_a_committed_break(repo: Path) -> None:
     done = _release(repo, "api-check", check=False)
     assert done.returncode == 1
     assert "robota.executor.greet(greeting): Parameter is now required" in done.stdout
-    assert "api: packages=11 breaking=1" in done.stdout
+    assert f"api: packages={package_count(repo)} breaking=1" in done.stdout
 
 
 # -- a public name of a sibling, re-exported or inherited ---------------------------------------
@@ -666,8 +666,8 @@ def test_bump_session_minor_moves_exactly_its_dependents(repo: Path) -> None:
     assert lock != lock_before
     assert f'name = "robota-agent-session"\nversion = "{session}"' in lock
     assert _status(repo) == ""
-    assert "api: packages=11 breaking=0" in _release(repo, "api-check").stdout
-    assert "release: packages=11 problems=0" in _release(repo, "check").stdout
+    assert f"api: packages={package_count(repo)} breaking=0" in _release(repo, "api-check").stdout
+    assert f"release: packages={package_count(repo)} problems=0" in _release(repo, "check").stdout
 
 
 def test_dry_run_writes_nothing(repo: Path) -> None:

@@ -98,6 +98,11 @@ def series_range(of: Version) -> str:
     return f">={of.major}.0,<{of.major + 1}"
 
 
+def package_count(repo: Path) -> int:
+    """How many packages ``repo`` ships (folders under ``packages/`` with a pyproject)."""
+    return len(list(repo.glob("packages/*/pyproject.toml")))
+
+
 def tag(short: str, of: Version) -> str:
     """The release tag of package folder ``short`` at version ``of``: ``<short>-v<version>``."""
     return f"{short}-v{of}"

@@ -87,6 +87,8 @@ SUBSETS = (
     Subset("executor", ("robota-agent-executor",)),
     Subset("durable-dbos", ("robota-agent-durable-dbos",)),
     Subset("framework+cli", ("robota-agent-framework", "robota-agent-cli")),
+    # evaluations alone: core, the plugin's telemetry and the OpenTelemetry SDK come along
+    Subset("evals", ("robota-agent-evals",)),
 )
 
 FORBIDDEN = (

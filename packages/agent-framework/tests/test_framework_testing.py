@@ -146,7 +146,7 @@ async def test_cassette_session_replays_a_real_recording(tmp_path: Path) -> None
     async with cassette_session(
         cassette,
         replay.replay_provider,
-        model="claude-sonnet-4-5",
+        model="claude-sonnet-4-6",
         workspace=tmp_path,
         additional_tools=[get_user_country],
     ) as session:

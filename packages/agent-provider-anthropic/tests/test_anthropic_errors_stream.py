@@ -29,7 +29,7 @@ from robota.core.provider import (
 from robota.providers.anthropic import AnthropicProvider
 from robota.providers.anthropic._errors import retry_after_seconds
 
-_REQUEST = ModelRequest(model="claude-sonnet-4-5", messages=(UserMessage.of("hi"),))
+_REQUEST = ModelRequest(model="claude-sonnet-4-6", messages=(UserMessage.of("hi"),))
 
 
 def _provider(handler: Any) -> AnthropicProvider:
@@ -117,7 +117,7 @@ def _stream_handler(events: list[dict[str, Any]]) -> Any:
 def _start(usage: dict[str, int]) -> dict[str, Any]:
     return {
         "type": "message_start",
-        "message": {"id": "msg_1", "model": "claude-sonnet-4-5", "content": [], "usage": usage},
+        "message": {"id": "msg_1", "model": "claude-sonnet-4-6", "content": [], "usage": usage},
     }
 
 
@@ -163,7 +163,7 @@ async def test_stream_keeps_parallel_calls_apart_and_survives_bad_arguments() ->
     ]
     seen: list[PayloadEvent] = []
     request = ModelRequest(
-        model="claude-sonnet-4-5", messages=(UserMessage.of("hi"),), on_payload=seen.append
+        model="claude-sonnet-4-6", messages=(UserMessage.of("hi"),), on_payload=seen.append
     )
     out = [e async for e in _provider(_stream_handler(events)).stream(request)]
     deltas = [e for e in out if isinstance(e, ToolCallDelta)]

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from robota.cli.approve import TerminalApprover
+from robota.cli.line_input import LineReader
 from robota.cli.paths import CliPaths
 from robota.cli.providers import build_provider
 from robota.core.errors import ConfigurationError
@@ -20,8 +23,9 @@ from robota.core.host.owner_only import ensure_private_dir
 from robota.core.host.sandbox import SandboxGuarantees
 from robota.core.permissions import PermissionMode
 from robota.core.provider import Provider
+from robota.core.settings import ModelSettings
 from robota.framework.interactive import InteractiveSession, SessionConfig
-from robota.framework.policy import load_policy, policy_path
+from robota.framework.policy import OrganizationPolicy, load_policy, policy_path
 from robota.framework.settings import (
     ProviderProfile,
     ResolvedProvider,
@@ -33,7 +37,14 @@ from robota.framework.storage_root import check_storage_root
 from robota.framework.trust import TrustedWorkspace, TrustStore, workspace_root
 from robota.session import EventLog, SQLiteSessionStore
 
-__all__ = ["CliContext", "build_context", "open_session", "sandbox_notice"]
+__all__ = [
+    "CliContext",
+    "build_context",
+    "discard_session",
+    "open_session",
+    "private_home",
+    "sandbox_notice",
+]
 
 SYSTEM_PROMPT = (
     "You are Robota, a careful software agent working in the user's workspace. Use the tools to "
@@ -55,6 +66,29 @@ class CliContext:
     interactive: bool
     config: SessionConfig
     store: SQLiteSessionStore
+    lines: LineReader | None = None
+    """Standard input as lines, shared by the chat prompt and the permission questions."""
+    timeout: float | None = None
+    """``--timeout``: seconds a model call may stay silent (first byte, then between events)."""
+
+    @property
+    def model_url(self) -> str | None:
+        """Where the model is called (the provider's base URL), for messages."""
+        return self.provider.endpoint.base_url
+
+
+def _read_answer() -> str:
+    """``input()`` that Ctrl-C interrupts (``KeyboardInterrupt``: the command exits 130):
+    inside the event loop SIGINT only cancels the main task, which a blocking read never
+    notices."""
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or previous is None:
+        return input()
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return input()
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _ask_trust(workspace: Path, store: TrustStore) -> bool:
@@ -68,7 +102,7 @@ def _ask_trust(workspace: Path, store: TrustStore) -> bool:
     )
     sys.stderr.flush()
     try:
-        answer = input().strip().lower()
+        answer = _read_answer().strip().lower()
     except EOFError:
         answer = ""
     decision = "trusted" if answer in ("y", "yes") else "restricted"
@@ -76,8 +110,51 @@ def _ask_trust(workspace: Path, store: TrustStore) -> bool:
     return decision == "trusted"
 
 
+def private_home(paths: CliPaths) -> None:
+    """Create ``$ROBOTA_HOME`` owner-only, or refuse one others can reach.
+
+    Raises:
+        ConfigurationError: the folder is readable by others or owned by another account; the
+            message is one line naming the exact command to run (``chmod 700 PATH``).
+    """
+    try:
+        ensure_private_dir(paths.home)
+    except InsecurePermissionsError as exc:
+        fix = exc.fix or f"chmod 700 {paths.home}"
+        found = (
+            f"has mode {oct(exc.mode)}" if fix.startswith("chmod") else f"is owned by uid {exc.uid}"
+        )
+        raise ConfigurationError(
+            f"{paths.home} (ROBOTA_HOME) {found}, so other users can reach it; run `{fix}` "
+            "(or set ROBOTA_HOME to a private folder)"
+        ) from exc
+
+
+def _layers(
+    paths: CliPaths,
+    root: Path,
+    *,
+    trusted: bool,
+    host: Settings | None,
+    policy: OrganizationPolicy | None,
+) -> Settings:
+    return load_settings(
+        user=paths.user_settings,
+        project=CliPaths.project_settings(root),
+        local=CliPaths.project_local_settings(root),
+        trusted=trusted,
+        host=host,
+        policy=policy,
+    )
+
+
 def build_context(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> CliContext:
     """Resolve settings, trust and provider from the options and environment.
+
+    On a terminal the workspace trust question comes after the credentials check: when no
+    provider resolves from the layers that need no trust (user settings, options, environment)
+    and the workspace has no ``.robota/settings*.json`` that could name one, the command stops
+    without asking.
 
     Raises:
         ConfigurationError: (and subclasses) for anything the user has to fix.
@@ -89,25 +166,12 @@ def build_context(args: argparse.Namespace, env: Mapping[str, str] | None = None
         raise ConfigurationError(f"--cwd {workspace} is not an existing directory")
     check_storage_root(paths.home, workspace=workspace)  # before anything is written there
     policy = load_policy(policy_path(source))
-    try:
-        ensure_private_dir(paths.home)
-    except InsecurePermissionsError as exc:
-        raise ConfigurationError(
-            f"{paths.home} is readable by other users; run `chmod 700 {paths.home}` "
-            f"(or set ROBOTA_HOME to a private folder): {exc}"
-        ) from exc
+    private_home(paths)
     if args.api_key_env and not source.get(args.api_key_env):
         raise ConfigurationError(f"--api-key-env names {args.api_key_env}, which is not set")
     interactive = sys.stdin.isatty() and sys.stderr.isatty() and not args.json
     trust_store = TrustStore(path=paths.trust_file)
     root = workspace_root(workspace)  # nested folders of one worktree share its trust
-    if args.trust:
-        trusted = True
-    elif interactive:
-        trusted = _ask_trust(root, trust_store)
-    else:
-        trusted = trust_store.get(root) == "trusted"
-    access = TrustedWorkspace.accept(root=root, cwd=workspace) if trusted else None
     profile = args.provider
     host_layer: Settings | None = None
     if args.base_url:
@@ -120,20 +184,27 @@ def build_context(args: argparse.Namespace, env: Mapping[str, str] | None = None
         )
         host_layer = Settings(providers={"cli": cli_profile})
         profile = "cli"
-    settings = load_settings(
-        user=paths.user_settings,
-        project=CliPaths.project_settings(root),
-        local=CliPaths.project_local_settings(root),
-        trusted=trusted,
-        host=host_layer,
-        policy=policy,
-    )
+    if args.trust:
+        trusted = True
+    elif interactive:
+        project_files = (CliPaths.project_settings(root), CliPaths.project_local_settings(root))
+        if trust_store.get(root) is None and not any(p.exists() for p in project_files):
+            # no question before the credentials are known to be there
+            untrusted = _layers(paths, root, trusted=False, host=host_layer, policy=policy)
+            build_provider(resolve_provider(untrusted, source, profile=profile, model=args.model))
+        trusted = _ask_trust(root, trust_store)
+    else:
+        trusted = trust_store.get(root) == "trusted"
+    access = TrustedWorkspace.accept(root=root, cwd=workspace) if trusted else None
+    settings = _layers(paths, root, trusted=trusted, host=host_layer, policy=policy)
     resolved = resolve_provider(settings, source, profile=profile, model=args.model)
     provider = build_provider(resolved)
     title_provider = build_provider(resolved, retries=False)
     store = SQLiteSessionStore(paths.sessions_db)
     mode = PermissionMode(args.permission_mode) if args.permission_mode else None
-    approver = TerminalApprover() if interactive else None
+    lines = LineReader()
+    approver = TerminalApprover(lines=lines) if interactive else None
+    timeout: float | None = getattr(args, "timeout", None)
     config = SessionConfig(
         provider=provider,
         model=resolved.model,
@@ -150,6 +221,7 @@ def build_context(args: argparse.Namespace, env: Mapping[str, str] | None = None
         background_dir=paths.background,
         max_rounds=args.max_rounds,
         accept_truncated=args.accept_truncated,
+        model_settings=ModelSettings(timeout=timeout) if timeout is not None else None,
         title=not args.no_title,
         title_provider=title_provider,
         agent_roots=(paths.home / "agents",),
@@ -166,6 +238,8 @@ def build_context(args: argparse.Namespace, env: Mapping[str, str] | None = None
         interactive=interactive,
         config=config,
         store=store,
+        lines=lines,
+        timeout=timeout,
     )
 
 
@@ -180,6 +254,15 @@ async def open_session(ctx: CliContext, args: argparse.Namespace) -> Interactive
         session = await InteractiveSession.start(ctx.config)
     _warn_if_unsandboxed(session)
     return session
+
+
+async def discard_session(ctx: CliContext, session_id: str) -> None:
+    """Remove a session the model never answered (its stored record and its event log), so
+    runs that failed before any answer (a refused connection, a timeout, a wrong key) do not
+    pile up as untitled sessions. Call it after the session has shut down (lease released)."""
+    await ctx.store.delete(session_id)
+    if ctx.config.event_log is not None:
+        ctx.config.event_log.path(session_id).unlink(missing_ok=True)
 
 
 def sandbox_notice(guarantees: SandboxGuarantees) -> str | None:

@@ -6,6 +6,7 @@ import sys
 from typing import TextIO
 
 import anyio.to_thread
+from robota.cli.line_input import InputInterrupted, LineReader
 from robota.core.permissions import Approval, PermissionRequest
 
 __all__ = ["TerminalApprover"]
@@ -13,16 +14,22 @@ __all__ = ["TerminalApprover"]
 
 class TerminalApprover:
     """Asks the person at the terminal. Any answer other than ``y``/``a`` denies; end of
-    input denies.
+    input denies, and so does Ctrl-C while the question waits.
 
     Args:
-        reader: Returns one line of input (``input`` by default).
+        reader: Returns one line of input, called in a worker thread (``input`` by default;
+            ignored when ``lines`` is given).
         err: Where the question is written.
+        lines: Reads the answer in the event loop instead (the ``robota`` command shares one
+            with its chat prompt, so Ctrl-C can interrupt the question and no line is lost).
     """
 
-    def __init__(self, *, reader: object = None, err: TextIO | None = None) -> None:
+    def __init__(
+        self, *, reader: object = None, err: TextIO | None = None, lines: LineReader | None = None
+    ) -> None:
         self._reader = reader if callable(reader) else input
         self._err = err or sys.stderr
+        self._lines = lines
 
     async def __call__(self, request: PermissionRequest) -> Approval:
         argument = request.argument if request.argument is not None else request.arguments_text
@@ -33,8 +40,13 @@ class TerminalApprover:
         )
         self._err.flush()
         try:
-            answer = await anyio.to_thread.run_sync(self._reader)
-        except EOFError:
+            if self._lines is not None:
+                answer = await self._lines.read_line()
+            else:
+                answer = await anyio.to_thread.run_sync(self._reader)
+        except (EOFError, InputInterrupted):
+            answer = "n"
+        if answer is None:  # end of input
             answer = "n"
         choice = str(answer).strip().lower()
         if choice in ("y", "yes"):

@@ -22,5 +22,8 @@ class ExitCode(IntEnum):
     """The model provider failed (after retries)."""
     PERMISSION_DENIED = 5
     """The run finished, but at least one tool call was denied by the permission system."""
+    EVAL_FAILED = 6
+    """``robota eval``: an evaluation case or report analysis failed (``eval run``), or the
+    candidate regressed against the baseline (``eval compare``, ``eval run --baseline``)."""
     INTERRUPTED = 130
     """Interrupted (Ctrl-C or cancellation)."""

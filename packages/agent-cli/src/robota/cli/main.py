@@ -1,4 +1,5 @@
-"""The ``robota`` command: ``robota run "task"``, ``robota chat``, ``robota sessions list|show``.
+"""The ``robota`` command: ``robota run "task"``, ``robota chat``, ``robota sessions list|show``,
+``robota eval run|compare`` (the ``evals`` extra; :mod:`robota.cli.evals`).
 
 Exit codes are :class:`~robota.cli.exit_codes.ExitCode`. With no credentials set, the command
 says which variables or options to set (exit 3) instead of showing a traceback.
@@ -12,27 +13,25 @@ import sys
 from collections.abc import Sequence
 
 import anyio
-from robota.cli.app import CliContext, build_context, open_session
+from robota.cli.app import CliContext, build_context, discard_session, open_session
+from robota.cli.chat import COMMANDS, PERMISSION_MODES, chat_loop
+from robota.cli.evals.commands import add_eval_parser, run_eval
 from robota.cli.exit_codes import ExitCode
 from robota.cli.providers import estimate_cost
 from robota.cli.render import EventPrinter, format_usage
-from robota.core.agent import RunResult
-from robota.core.errors import (
-    AuthenticationError,
-    ConfigurationError,
-    PermissionDeniedError,
-    ProviderError,
-    RobotaError,
-    RunCancelledError,
-)
-from robota.core.host.errors import OwnerOnlyError, PathContainmentError
+from robota.cli.turn import exit_for, run_turn, say, was_answered
+from robota.cli.waiting import WaitingLine
+from robota.core.errors import ConfigurationError, RobotaError
 from robota.core.messages import AssistantMessage, TextPart, ToolResultMessage, UserMessage
 from robota.framework.interactive import InteractiveSession
 from robota.session import SessionNotFoundError
 
 __all__ = ["build_parser", "main"]
 
-PERMISSION_MODES = ("default", "accept_edits", "plan", "bypass")
+DEFAULT_TIMEOUT = 300.0
+"""Seconds a model call may stay silent, by default: before its first byte, then between
+streamed events (keep-alive comments do not count). As long as Codex CLI's stream idle timeout;
+a CPU-only local server reading a long prompt can need minutes before its first token."""
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -70,6 +69,14 @@ def _common(parser: argparse.ArgumentParser) -> None:
         help="use an answer cut at the output token limit instead of failing (exit 4)",
     )
     parser.add_argument("--no-title", action="store_true", help="do not name new sessions")
+    parser.add_argument(
+        "--timeout",
+        type=_positive_seconds,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help="give up on a model call silent this long, before its first byte or between "
+        "streamed events (each of up to 4 attempts; exit 4; default: %(default)g)",
+    )
 
 
 def _non_negative(text: str) -> int:
@@ -79,30 +86,70 @@ def _non_negative(text: str) -> int:
     return value
 
 
-EPILOG = (
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be > 0 seconds, got {text}")
+    return value
+
+
+EXIT_CODES = (
     "exit codes: 0 ok, 1 unexpected error, 2 usage, 3 configuration or credentials, "
-    "4 provider failure, 5 a tool call was denied, 130 interrupted. A task that starts with "
-    "'-' goes after the options and '--': robota run --model m -- '-x is a flag'"
+    "4 provider failure (refused connection, --timeout, cut-off answer), 5 a tool call was "
+    "denied, 130 interrupted."
+)
+
+EPILOG = (
+    f"{EXIT_CODES} A task that starts with '-' goes after the options and '--': "
+    "robota run --model m -- '-x is a flag'"
+)
+
+CHAT_EPILOG = (
+    f"{EXIT_CODES} Ctrl-D or /exit leaves with the last turn's status, a second Ctrl-C at the "
+    f"prompt with 130. Slash commands: {COMMANDS}"
+)
+
+SESSIONS_EPILOG = (
+    "exit codes: 0 ok, 1 unexpected error, 2 usage, 3 unknown session id, or a $ROBOTA_HOME "
+    "other users can read."
+)
+
+
+ROOT_EPILOG = (
+    "exit codes: 0 ok, 1 unexpected error, 2 usage, 3 configuration or credentials, "
+    "4 provider failure, 5 a tool call was denied, 6 an evaluation case failed or regressed "
+    "(robota eval), 130 interrupted. A task that starts with '-' goes after the options and "
+    "'--': robota run --model m -- '-x is a flag'"
 )
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser."""
     parser = argparse.ArgumentParser(
-        prog="robota", description="Robota: a provider-neutral agent.", epilog=EPILOG
+        prog="robota",
+        description="Robota: a provider-neutral agent.",
+        epilog=ROOT_EPILOG,
     )
     parser.add_argument("--version", action="version", version=f"robota {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run one task and exit", epilog=EPILOG)
     run.add_argument("task", help="what the agent should do")
     _common(run)
-    chat = sub.add_parser("chat", help="interactive conversation")
+    chat = sub.add_parser("chat", help="interactive conversation", epilog=CHAT_EPILOG)
     _common(chat)
-    sessions = sub.add_parser("sessions", help="list or show stored sessions")
+    sessions = sub.add_parser(
+        "sessions", help="list or show stored sessions", epilog=SESSIONS_EPILOG
+    )
     sessions_sub = sessions.add_subparsers(dest="action", required=True)
-    sessions_sub.add_parser("list", help="list sessions, newest first")
-    show = sessions_sub.add_parser("show", help="show one session's messages")
+    sessions_sub.add_parser("list", help="list sessions, newest first", epilog=SESSIONS_EPILOG)
+    show = sessions_sub.add_parser(
+        "show", help="show one session's messages", epilog=SESSIONS_EPILOG
+    )
     show.add_argument("id")
+    add_eval_parser(sub)
     return parser
 
 
@@ -116,8 +163,7 @@ def _version() -> str:
 
 
 def _error(message: str) -> None:
-    sys.stderr.write(f"robota: {message}\n")
-    sys.stderr.flush()
+    say(message)
 
 
 def _hint(error: ConfigurationError) -> str:
@@ -137,54 +183,6 @@ def _hint(error: ConfigurationError) -> str:
     return ""
 
 
-def _exit_for(error: BaseException) -> ExitCode:
-    if isinstance(
-        error,
-        (
-            AuthenticationError,
-            PermissionDeniedError,
-            ConfigurationError,
-            SessionNotFoundError,
-            PathContainmentError,
-            OwnerOnlyError,
-        ),
-    ):
-        return ExitCode.CONFIGURATION
-    if isinstance(error, RunCancelledError):
-        return ExitCode.INTERRUPTED
-    if isinstance(error, ProviderError):
-        return ExitCode.PROVIDER
-    return ExitCode.ERROR
-
-
-async def _turn(session: InteractiveSession, prompt: str, printer: EventPrinter) -> ExitCode:
-    """One turn with Ctrl-C cancelling the turn (not the process)."""
-    result: RunResult | RobotaError = RunCancelledError("turn did not run")
-    async with anyio.create_task_group() as group:
-
-        async def watch() -> None:
-            with anyio.open_signal_receiver(signal.SIGINT) as signals:
-                async for _ in signals:
-                    session.cancel()
-
-        group.start_soon(watch)
-        try:
-            result = await session.submit(prompt)
-        except RobotaError as exc:
-            result = exc
-        finally:
-            group.cancel_scope.cancel()
-    printer.finish()
-    if isinstance(result, RobotaError):
-        _error(f"{type(result).__name__}: {result}")
-        return _exit_for(result)
-    if result.interrupted:
-        return ExitCode.INTERRUPTED
-    if printer.last_finish_reason == "length":
-        _error("note: the answer was cut off at the model's output token limit")
-    return ExitCode.PERMISSION_DENIED if printer.denied else ExitCode.OK
-
-
 def _summary(ctx: CliContext, session: InteractiveSession, printer: EventPrinter) -> None:
     if printer.json_mode:
         return
@@ -192,97 +190,74 @@ def _summary(ctx: CliContext, session: InteractiveSession, printer: EventPrinter
     _error(f"{format_usage(printer.usage, cost)} session={session.id}")
 
 
+def _outputs(ctx: CliContext, args: argparse.Namespace) -> tuple[EventPrinter, WaitingLine]:
+    printer = EventPrinter(json_mode=args.json)
+    waiting = WaitingLine(
+        sys.stderr,
+        enabled=not args.json and sys.stderr.isatty(),
+        busy=lambda: printer.mid_line,
+    )
+    return printer, waiting
+
+
 async def _run(args: argparse.Namespace) -> ExitCode:
     if not args.task.strip():
         _error("the task is empty; say what the agent should do")
         return ExitCode.USAGE
     ctx = build_context(args)
-    printer = EventPrinter(json_mode=args.json)
-    async with ctx.store, await open_session(ctx, args) as session:
-        session.subscribe(printer)
-        code = await _turn(session, args.task, printer)
-        _summary(ctx, session, printer)
+    printer, waiting = _outputs(ctx, args)
+    new = not (args.resume or args.fork)
+    async with ctx.store:
+        async with await open_session(ctx, args) as session:
+            session.subscribe(waiting)  # first: it erases its line before output is printed
+            session.subscribe(printer)
+            code = await run_turn(
+                session, args.task, printer, waiting, url=ctx.model_url, call_timeout=ctx.timeout
+            )
+            keep = not new or was_answered(session)
+            if keep:
+                _summary(ctx, session, printer)
+        if not keep:
+            await discard_session(ctx, session.id)
         return code
 
 
 async def _chat(args: argparse.Namespace) -> ExitCode:
     ctx = build_context(args)
-    printer = EventPrinter(json_mode=args.json)
-    async with ctx.store, await open_session(ctx, args) as session:
-        session.subscribe(printer)
-        _error(f"session {session.id} — /compact /fork /rewind /cost /model /permissions /exit")
-        last = ExitCode.OK
-        while True:
-            if ctx.interactive:
-                sys.stderr.write("> ")
-                sys.stderr.flush()
-            try:
-                line = await anyio.to_thread.run_sync(input)
-            except (EOFError, KeyboardInterrupt):
-                break
-            line = line.strip()
-            if not line:
-                continue
-            if line in ("/exit", "/quit"):
-                break
-            if line == "/cost":
-                _summary(ctx, session, printer)
-            elif line == "/compact":
-                try:
-                    record = await session.compact()
-                    _error(f"compacted {len(record.removed)} messages")
-                except RobotaError as exc:
-                    _error(str(exc))
-            elif line == "/fork":
-                child = await session.fork()
-                _error(f"forked into {child.id} (resume it with --resume {child.id})")
-                await child.shutdown()
-            elif line == "/rewind":
-                try:
-                    report = session.rewind()
-                    _error(
-                        f"restored {len(report.restored)} file(s), deleted "
-                        f"{len(report.deleted)} created file(s)"
-                    )
-                except (RuntimeError, RobotaError) as exc:
-                    _error(str(exc))
-            elif line == "/model":
-                _error(f"model: {ctx.config.model} ({ctx.resolved.profile})")
-            elif line.startswith("/permissions"):
-                parts = line.split()
-                if len(parts) == 2 and parts[1] in PERMISSION_MODES:
-                    from robota.core.permissions import PermissionMode
-
-                    session.set_permission_mode(PermissionMode(parts[1]))
-                elif len(parts) > 1:
-                    _error(f"unknown mode {parts[1]!r}; one of: {', '.join(PERMISSION_MODES)}")
-                _error(f"permission mode: {session.permission_gate.context.mode.value}")
-            elif line.startswith("/") and not line.startswith("//"):
-                _error(
-                    f"unknown command {line.split()[0]!r}: /compact /fork /rewind /cost /model "
-                    "/permissions /exit (start a message with // to send a literal /)"
-                )
-            else:
-                if line.startswith("//"):
-                    line = line[1:]
-                last = await _turn(session, line, printer)
-        return last
+    printer, waiting = _outputs(ctx, args)
+    new = not (args.resume or args.fork)
+    async with ctx.store:
+        async with await open_session(ctx, args) as session:
+            session.subscribe(waiting)
+            session.subscribe(printer)
+            _error(f"session {session.id} — {COMMANDS}")
+            code = await chat_loop(ctx, session, printer, waiting)
+            keep = not new or was_answered(session)
+        if not keep:
+            await discard_session(ctx, session.id)
+        return code
 
 
 async def _sessions(args: argparse.Namespace) -> ExitCode:
+    from robota.cli.app import private_home
     from robota.cli.paths import CliPaths
-    from robota.core.host.owner_only import ensure_private_dir
     from robota.session import SQLiteSessionStore
 
     paths = CliPaths.from_env()
     if paths.home.exists():
-        ensure_private_dir(paths.home)  # an insecure home is refused here too
+        private_home(paths)  # an insecure home is refused here too
     if not paths.sessions_db.exists():
+        if args.action == "show":
+            _error(f"no session {args.id!r} (no sessions yet)")
+            return ExitCode.CONFIGURATION
         _error("no sessions yet")
         return ExitCode.OK
     async with SQLiteSessionStore(paths.sessions_db) as store:
         if args.action == "list":
-            for row in await store.list():
+            rows = await store.list()
+            if not rows:
+                _error("no sessions yet")
+            for row in rows:
                 title = row.title or "(untitled)"
                 print(
                     f"{row.id}  {row.updated_at:%Y-%m-%d %H:%M}  {row.message_count:>4} msgs  {title}"
@@ -315,13 +290,15 @@ async def _dispatch(args: argparse.Namespace) -> ExitCode:
             return await _run(args)
         if args.command == "chat":
             return await _chat(args)
+        if args.command == "eval":
+            return await run_eval(args)
         return await _sessions(args)
     except ConfigurationError as exc:
         _error(str(exc) + _hint(exc))
         return ExitCode.CONFIGURATION
     except RobotaError as exc:
         _error(f"{type(exc).__name__}: {exc}")
-        return _exit_for(exc)
+        return exit_for(exc)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -342,7 +319,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     try:
         return int(anyio.run(_dispatch, args))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C before a turn runs (e.g. at the trust question)
+        if sys.stderr.isatty():
+            sys.stderr.write("\n")
         return int(ExitCode.INTERRUPTED)
 
 

@@ -14,7 +14,6 @@ from typing import Any, TextIO
 from robota.core.agent.events import (
     ModelResponded,
     ModelTextDelta,
-    RunFailed,
     ToolCallCompleted,
     ToolCallSkipped,
     ToolCallStarted,
@@ -79,8 +78,9 @@ class EventPrinter:
     """Prints events as they happen.
 
     Text deltas go to ``out`` as they arrive; tool cards (name, key argument, outcome,
-    duration) and diagnostics go to ``err`` so ``out`` holds only the answer. With ``json_mode``
-    every event is one JSON line on ``out``.
+    duration) and diagnostics go to ``err`` so ``out`` holds only the answer. A failed run is
+    not printed here: the command says it once, in one line. With ``json_mode`` every event is
+    one JSON line on ``out``.
     """
 
     def __init__(
@@ -117,8 +117,6 @@ class EventPrinter:
             self._card(event)
         elif isinstance(event, ToolCallSkipped):
             self._line(f"  ⊘ {event.call.name}: {event.message}")
-        elif isinstance(event, RunFailed):
-            self._line(f"  ✗ {type(event.error).__name__}: {event.error}")
 
     def _line(self, text: str) -> None:
         if self._mid_line:
@@ -139,6 +137,11 @@ class EventPrinter:
         else:
             outcome = "✓"
         self._line(f"  ⏺ {name}({argument}) {outcome} {duration}")
+
+    @property
+    def mid_line(self) -> bool:
+        """True while the streamed answer's last line has no newline yet."""
+        return self._mid_line
 
     def finish(self) -> None:
         """End the streamed answer with a newline."""

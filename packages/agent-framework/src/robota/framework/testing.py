@@ -152,7 +152,7 @@ async def cassette_session(
         from robota.providers.anthropic.replay import replay_provider
 
         cassette = load_cassette("conversation.yaml")
-        async with cassette_session(cassette, replay_provider, model="claude-sonnet-4-5",
+        async with cassette_session(cassette, replay_provider, model="claude-sonnet-4-6",
                                     workspace=tmp_path) as session:
             result = await session.submit("...")
         assert cassette.served == len(cassette.interactions)

@@ -176,6 +176,7 @@ class OpenTelemetrySink(GuardedSink):
         provider_name: str | None = None,
     ) -> None:
         super().__init__()
+        self._tracer_provider = tracer_provider
         self._tracer = trace.get_tracer(INSTRUMENTATION_NAME, tracer_provider=tracer_provider)
         self._root = _root_context(parent)
         self.request_model = request_model
@@ -408,6 +409,15 @@ class OpenTelemetrySink(GuardedSink):
             span.set_attribute("robota.error.code", error.error_code)
         if record:
             span.record_exception(error)
+
+    @property
+    def tracer_provider(self) -> TracerProvider:
+        """The tracer provider the sink's spans go to: the one it was given, else the global
+        provider of ``opentelemetry-api`` as it is now (a proxy until the host installs one).
+        Read-only; span-based evaluation (``robota.evals``) tees this provider."""
+        if self._tracer_provider is not None:
+            return self._tracer_provider
+        return trace.get_tracer_provider()
 
     @property
     def open_spans(self) -> int:

@@ -282,6 +282,38 @@ class InteractiveSession(SessionAssembly, SessionCompaction):
         """Switch the permission mode for later calls."""
         self.permission_gate.context = self._permission_context(mode)
 
+    def set_model(self, model: str) -> None:
+        """Use ``model`` from the next turn on: its model calls, compaction summaries, the
+        title, and subagents whose definition names no model. The stored record's ``model``
+        follows at the next save. The provider stays the same (its catalog and context window
+        are asked about the new id); nothing is checked until the next call, which fails like
+        any call to an unknown model (e.g. ``NotFoundError``).
+
+        Raises:
+            ConfigurationError: ``model`` is empty, or the provider is a fallback chain (each
+                of its entries names its own model).
+            RuntimeError: while a turn runs.
+        """
+        from robota.core.errors import ConfigurationError
+        from robota.framework.interactive.chain import chain_of
+        from robota.framework.subagents import SpawnAgentTool
+
+        if not model.strip():
+            raise ConfigurationError("the model id is empty")
+        if chain_of(self.config.provider) is not None:
+            raise ConfigurationError(
+                "the provider is a fallback chain, whose entries name their own models; "
+                "build the session with another chain instead"
+            )
+        if self.running:
+            raise RuntimeError("the model cannot change while a turn runs")
+        self.config = replace(self.config, model=model)
+        self.record = replace(self.record, model=model)
+        self.agent.model = model
+        for tool in self.agent.tools.values():
+            if isinstance(tool, SpawnAgentTool):
+                tool.model = model
+
     def _forward(self, event: Event) -> None:
         if isinstance(event, ModelResponded):
             self._turn_usage = self._turn_usage + event.usage

@@ -1,0 +1,1 @@
+"""Evaluators: the interface, the built-ins, report evaluators and the model grader."""

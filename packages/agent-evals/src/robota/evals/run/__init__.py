@@ -1,0 +1,1 @@
+"""Running a dataset: the runner, retries, lifecycle events, span capture, progress."""
