@@ -110,8 +110,10 @@ def compatible_range(version: Version) -> str:
 
 
 def is_compatible_range(specifier: str) -> bool:
-    """Whether ``specifier`` is exactly what :func:`compatible_range` writes for its floor
-    (``>=0.2,<0.3``; ``>=1.0,<2``): bounded on both sides, one compatible series."""
+    """Whether ``specifier`` is what :func:`compatible_range` writes for its floor
+    (``>=0.2,<0.3``; ``>=1.0,<2``), or that range with its floor raised to a release inside
+    the series (``>=0.2.2,<0.3``: a dependent needs what a patch release added): bounded on both
+    sides, one compatible series."""
     parts = [s for s in SpecifierSet(specifier)]
     floors = [s for s in parts if s.operator == ">="]
     if len(parts) != 2 or len(floors) != 1:
@@ -120,7 +122,11 @@ def is_compatible_range(specifier: str) -> bool:
         floor = Version(floors[0].version)
     except InvalidVersion:
         return False
-    return SpecifierSet(specifier) == SpecifierSet(compatible_range(floor))
+    series = compatible_range(floor)
+    if SpecifierSet(specifier) == SpecifierSet(series):
+        return True
+    ceiling = next(s for s in SpecifierSet(series) if s.operator == "<")
+    return SpecifierSet(specifier) == SpecifierSet(f">={floor},<{ceiling.version}")
 
 
 def set_sibling_range(package: Package, sibling: str, specifier: str) -> None:
