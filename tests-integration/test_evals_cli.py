@@ -244,13 +244,15 @@ def test_with_a_baseline_the_exit_code_is_about_regressions(project: Path, tmp_p
     )
     assert again.returncode == ExitCode.OK, again.stderr
     assert "summary\tconclusion=unchanged\t" in again.stdout
-    # Against the all-passing baseline, the failing case is a regression.
+    # Against the all-passing baseline (cases france and again), rows join by case name: the
+    # baseline's "again" is gone (a regression) and "london" is new.
     regressed = robota(
         ["eval", "run", "failing.yaml", "--agent", "agents:agent", "--baseline", "base.json"],
         cwd=project,
     )
     assert regressed.returncode == ExitCode.EVAL_FAILED
-    assert "london\t0\tExactMatch\ttrue\tfalse\t-\tregression" in regressed.stdout
+    assert "again\t0\t(case)\tpass\tabsent\t-\tremoved" in regressed.stdout
+    assert "london\t0\t(case)\tabsent\tfail\t-\tadded" in regressed.stdout
 
 
 def test_the_ci_json_is_byte_identical_across_runs_of_the_same_inputs(

@@ -78,6 +78,9 @@ async def test_records_requests_and_reports_exhaustion_clearly() -> None:
         await provider.complete(request("b"))
     assert [r.messages[0].parts[0].text for r in provider.requests] == ["a", "b"]  # type: ignore[union-attr]
     assert isinstance(ScriptExhaustedError("x"), AssertionError)
+    # every later call still names the script's real length, not the number of calls so far
+    with pytest.raises(ScriptExhaustedError, match="called 3 times but the script has only 1 "):
+        await provider.complete(request("c"))
 
 
 @pytest.mark.anyio

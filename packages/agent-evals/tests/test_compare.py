@@ -1,4 +1,4 @@
-"""Baseline-versus-candidate comparison (seed 002, "Evaluations"): joins by (case_index,
+"""Baseline-versus-candidate comparison (seed 002, "Evaluations"): joins by (case name,
 repetition) and evaluator name, the regression and improvement rules, signed usage deltas, and
 a CI document that is byte-identical for identical inputs."""
 
@@ -229,17 +229,23 @@ def test_rows_keep_baseline_order_then_candidate_only_rows_in_candidate_order() 
     ]
 
 
-def test_rows_join_on_index_and_repetition_not_name() -> None:
+def test_rows_join_on_case_name_and_repetition_not_index() -> None:
+    # A case renamed at the same index is another case: the old one removed, the new one added.
     comparison = compare(
         report(case(0, result("A", True), name="france")),
         report(case(0, result("A", False), name="renamed")),
     )
-    row = comparison.cases[0]
-    assert (row.baseline_name, row.candidate_name, row.status) == (
-        "france",
-        "renamed",
-        "regression",
+    assert [
+        (row.baseline_name, row.candidate_name, row.status, row.case_index)
+        for row in comparison.cases
+    ] == [("france", None, "removed", 0), (None, "renamed", "added", 0)]
+    # The same case at another index is the same case.
+    moved = compare(
+        report(case(0, result("A", True), name="france")),
+        report(case(1, result("A", False), name="france")),
     )
+    [row] = moved.cases
+    assert (row.status, row.baseline_case_index, row.candidate_case_index) == ("regression", 0, 1)
 
 
 def test_usage_delta_is_signed_per_field() -> None:

@@ -1,6 +1,6 @@
 """Outsider attacks on baseline-versus-candidate comparison (``robota.evals.compare``), issue #19.
 
-A CI that diffs artifacts: the seed's rules (join by (case_index, repetition), baseline order
+A CI that diffs artifacts: the seed's rules (join by (case name, repetition), baseline order
 then candidate-only rows, removed checks and pass->fail are regressions, fail->pass
 improvements, a null analysis assertion between false and true, signed usage deltas) and a CI
 JSON that is byte-identical for identical inputs whatever the clocks, durations, paths or
@@ -109,21 +109,21 @@ def test_reordered_candidate_rows_join_by_key_and_keep_baseline_order() -> None:
     assert [f.case_index for f in result.regressions] == [3]
 
 
-def test_a_renamed_case_at_the_same_index_is_joined_and_both_names_reported() -> None:
-    # HELD (seed rule: the join key is the index): the row says both names, so CI can see it.
+def test_a_renamed_case_at_the_same_index_is_removed_and_added() -> None:
+    # HELD (rows join by case name): the old name is removed (a regression: its
+    # checks were lost), the new one added; the CI JSON names both.
     result = compare(
         _report(_case(0, _result("E", True), name="france")),
         _report(_case(0, _result("E", False), name="germany")),
     )
-    [row] = result.cases
-    assert (row.baseline_name, row.candidate_name, row.status) == (
-        "france",
-        "germany",
-        "regression",
-    )
+    assert [(row.baseline_name, row.candidate_name, row.status) for row in result.cases] == [
+        ("france", None, "removed"),
+        (None, "germany", "added"),
+    ]
+    assert result.has_regressions
     document = json.loads(result.to_ci_json())
     assert document["cases"][0]["baseline_name"] == "france"
-    assert document["cases"][0]["candidate_name"] == "germany"
+    assert document["cases"][1]["candidate_name"] == "germany"
 
 
 def test_repetition_counts_that_differ() -> None:

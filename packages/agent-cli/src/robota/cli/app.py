@@ -77,15 +77,21 @@ class CliContext:
         return self.provider.endpoint.base_url
 
 
-def _read_answer() -> str:
-    """``input()`` that Ctrl-C interrupts (``KeyboardInterrupt``: the command exits 130):
-    inside the event loop SIGINT only cancels the main task, which a blocking read never
-    notices."""
+def _read_answer(question: str) -> str:
+    """Write ``question`` to stderr, then ``input()`` that Ctrl-C interrupts
+    (``KeyboardInterrupt``: the command exits 130): inside the event loop SIGINT only cancels
+    the main task, which a blocking read never notices. The question is written only once the
+    handler is in place, so a Ctrl-C typed as soon as it shows cannot reach the loop's handler
+    and leave the read blocked."""
     previous = signal.getsignal(signal.SIGINT)
     if threading.current_thread() is not threading.main_thread() or previous is None:
+        sys.stderr.write(question)
+        sys.stderr.flush()
         return input()
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
+        sys.stderr.write(question)
+        sys.stderr.flush()
         return input()
     finally:
         signal.signal(signal.SIGINT, previous)
@@ -96,13 +102,12 @@ def _ask_trust(workspace: Path, store: TrustStore) -> bool:
     remembered = store.get(workspace)
     if remembered is not None:
         return remembered == "trusted"
-    sys.stderr.write(
+    question = (
         f"Do you trust the files in {workspace}? Trusting reads its .robota/settings.json, "
         "hooks and AGENTS.md/CLAUDE.md. [y/N] "
     )
-    sys.stderr.flush()
     try:
-        answer = _read_answer().strip().lower()
+        answer = _read_answer(question).strip().lower()
     except EOFError:
         answer = ""
     decision = "trusted" if answer in ("y", "yes") else "restricted"

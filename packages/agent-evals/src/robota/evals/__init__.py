@@ -68,6 +68,7 @@ from robota.evals.io import (
     save_dataset,
     save_report,
 )
+from robota.evals.report import render_report
 from robota.evals.report.model import (
     CaseError,
     CaseResult,
@@ -159,6 +160,7 @@ __all__ = [
     "evaluator",
     "load_dataset",
     "load_report",
+    "render_report",
     "save_comparison",
     "save_dataset",
     "save_report",

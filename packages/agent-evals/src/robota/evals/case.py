@@ -22,7 +22,10 @@ class Case(Generic[InputsT, ExpectedT]):
     """A named case of a dataset.
 
     Attributes:
-        name: Unique within its dataset; reports and comparisons join on it and its index.
+        name: Unique within its dataset; the case's identity. Reports keep it with the case's
+            index, and a comparison joins a baseline and a candidate on (name, repetition), so
+            inserting or reordering cases leaves the others' rows intact; renaming a case makes
+            it a new case (the old name is reported removed, the new one added).
         inputs: What the task receives (an ``Agent`` task gets it as the user prompt, so a
             string there).
         expected_output: What a correct answer is, for evaluators that compare (None: none).

@@ -64,7 +64,7 @@ class Dataset(Generic[InputsT, ExpectedT]):
             if check.name in names:
                 raise ValueError(
                     f"dataset {self.name!r}: two evaluators are named {check.name!r} (reports "
-                    "and comparisons key results by name)"
+                    f"and comparisons key results by name); {_rename_hint(check)}"
                 )
             names.add(check.name)
 
@@ -139,3 +139,18 @@ class Dataset(Generic[InputsT, ExpectedT]):
             return await self.evaluate(task, **options)
 
         return anyio.run(main)
+
+
+def _rename_hint(check: object) -> str:
+    """How to give ``check`` another name: the built-ins take ``evaluation_name``; a function
+    evaluator takes ``name``; another class overrides its ``name`` property."""
+    kind = type(check).__name__
+    name: str = getattr(check, "name", kind)
+    if hasattr(check, "evaluation_name"):
+        return (
+            f"give one an evaluation_name: {kind}(..., evaluation_name={name + '_2'!r}); in a "
+            f"dataset file {{{kind}: {{..., evaluation_name: {name}_2}}}}"
+        )
+    if kind == "FunctionEvaluator":
+        return f"give one another name: evaluator(function, name={name + '_2'!r})"
+    return f"give one another name (override {kind}.name)"

@@ -19,9 +19,11 @@ __all__ = ["EVAL_EPILOG", "add_eval_parser", "require_evals", "run_eval"]
 
 EVAL_EPILOG = (
     "exit codes: 0 every case passed (with --baseline: no regression), 1 unexpected error, "
-    "2 usage, 3 configuration (an unusable --agent/--registry target, a dataset or report "
-    'file error, the evals extra not installed: pip install "robota-agent-cli[evals]"), '
-    "6 a case or report analysis failed (with --baseline, and for compare: a regression), "
+    "2 usage, 3 configuration (an unusable --agent/--registry/--tracer-provider target, a "
+    "dataset or report file error, an unknown evaluator name, telemetry not configured: trace "
+    "evaluators but no OpenTelemetry SDK TracerProvider on the agent's OpenTelemetrySink or "
+    'from --tracer-provider, the evals extra not installed: pip install "robota-agent-cli[evals]"'
+    "), 6 a case or report analysis failed (with --baseline, and for compare: a regression), "
     "130 interrupted."
 )
 """The exit codes ``robota eval --help`` lists (:class:`~robota.cli.exit_codes.ExitCode`)."""
@@ -86,7 +88,8 @@ def add_eval_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         required=True,
         metavar="MODULE:ATTR",
         help="what to evaluate: an Agent, an async function of the inputs, or a zero-argument "
-        "callable returning one (imported with the current directory first on sys.path)",
+        "callable returning one, called once per case run so each repetition gets a fresh "
+        "agent (imported with the current directory first on sys.path)",
     )
     run.add_argument(
         "--registry",
@@ -95,21 +98,37 @@ def add_eval_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "returning one) resolving the dataset's own evaluator names; default: the built-ins",
     )
     run.add_argument(
-        "--repeat", type=_positive, default=1, metavar="N", help="runs per case (default: 1)"
+        "--tracer-provider",
+        metavar="MODULE:ATTR",
+        help="the OpenTelemetry SDK TracerProvider trace evaluators read (or a zero-argument "
+        "callable returning one): needed for an async-function --agent; for an Agent, one its "
+        "OpenTelemetrySink uses",
     )
     run.add_argument(
-        "--concurrency",
+        "--repeat",
+        "--repetitions",
+        dest="repeat",
         type=_positive,
         default=1,
         metavar="N",
-        help="case runs in flight at once (default: 1); results keep dataset order",
+        help="runs per case (default: 1); Dataset.evaluate's repetitions",
+    )
+    run.add_argument(
+        "--concurrency",
+        "--max-concurrency",
+        dest="concurrency",
+        type=_positive,
+        default=1,
+        metavar="N",
+        help="case runs in flight at once (default: 1); results keep dataset order; "
+        "Dataset.evaluate's max_concurrency",
     )
     run.add_argument(
         "--task-retries",
         type=_non_negative,
         default=0,
         metavar="N",
-        help="extra attempts for a case whose task raised (default: 0)",
+        help="extra attempts for a case whose task raised (default: 0): Retry(max_attempts=N + 1)",
     )
     run.add_argument(
         "--out", type=_report_path, metavar="REPORT", help="write the report (.json or .yaml)"
@@ -133,8 +152,9 @@ def add_eval_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     compare = actions.add_parser(
         "compare",
         help="compare a candidate report with a baseline",
-        description="Join BASE and CAND by (case, repetition) and evaluator name and print the "
-        "regressions, improvements and changes, the pass-rate and usage deltas.",
+        description="Join BASE and CAND by (case name, repetition) and evaluator name and "
+        "print the regressions, improvements and changes, the pass-rate and usage deltas "
+        "('no differences' when nothing changed).",
         epilog=EVAL_EPILOG,
     )
     compare.add_argument("baseline", metavar="BASE", help="baseline report (.json or .yaml)")

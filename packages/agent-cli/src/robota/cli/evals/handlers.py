@@ -5,7 +5,8 @@ Exit codes (:class:`~robota.cli.exit_codes.ExitCode`): ``OK``; ``EVAL_FAILED`` w
 report analysis failed, or — with a baseline, and always for ``compare`` — when the candidate
 regressed; ``USAGE`` for a malformed ``MODULE:ATTR`` or ``--ci-json`` without ``--baseline``;
 ``CONFIGURATION`` for an unusable target, a dataset or report file error, or trace evaluators
-without telemetry. Messages go to stderr, one line each.
+without telemetry (the message then names ``--tracer-provider``). Messages go to stderr, one
+line each; so does a warning when the two reports compared ran different datasets.
 """
 
 from __future__ import annotations
@@ -14,11 +15,22 @@ import argparse
 import sys
 
 from rich.console import Console
-from robota.cli.evals.loading import TargetSpecError, load_registry, load_task
+from robota.cli.evals.loading import (
+    TargetSpecError,
+    load_registry,
+    load_task,
+    load_tracer_provider,
+)
 from robota.cli.evals.render import print_comparison, print_report, report_failed
 from robota.cli.exit_codes import ExitCode
 from robota.core.errors import ConfigurationError
-from robota.evals import EvalError, EvaluationReport, Retry
+from robota.evals import (
+    EvalError,
+    EvaluationReport,
+    EvaluatorNotFoundError,
+    Retry,
+    TelemetryNotConfiguredError,
+)
 from robota.evals.comparison import Comparison, compare, save_comparison
 from robota.evals.io.datasets import load_dataset
 from robota.evals.io.reports import dump_report, load_report, save_report
@@ -42,6 +54,33 @@ def _write(text: str) -> None:
     sys.stdout.flush()
 
 
+_TRACER_HINT = (
+    "; robota eval run --tracer-provider MODULE:ATTR names the OpenTelemetry SDK "
+    "TracerProvider the agent's OpenTelemetrySink uses (or a zero-argument callable returning "
+    "it)"
+)
+
+
+def _telemetry_message(error: TelemetryNotConfiguredError) -> str:
+    """The library's message, with the command-line way to give a tracer provider."""
+    return f"{error}{_TRACER_HINT}"
+
+
+def _not_found_message(error: EvaluatorNotFoundError, registry: str | None) -> str:
+    """The library's message, with the command-line way to register evaluators."""
+    if registry:
+        return f"{error}; --registry {registry} does not hold it"
+    return f"{error}; from the command line, name your registry with --registry MODULE:ATTR"
+
+
+def _warn_datasets(comparison: Comparison) -> None:
+    if comparison.baseline_dataset != comparison.candidate_dataset:
+        _say(
+            f"warning: the baseline ran dataset {comparison.baseline_dataset!r} and the "
+            f"candidate dataset {comparison.candidate_dataset!r}; cases are compared by name"
+        )
+
+
 def report_json(report: EvaluationReport) -> str:
     """``report`` as the text of its version-1 JSON report file (what ``--out x.json``
     writes)."""
@@ -52,7 +91,9 @@ async def eval_run(args: argparse.Namespace) -> ExitCode:
     """``robota eval run DATASET --agent MODULE:ATTR [...]``.
 
     Everything that can be refused is checked before the first case runs: the registry, the
-    dataset file, the baseline report and the agent target, in that order.
+    dataset file, the baseline report, the agent target (a factory is called once here, then
+    once per case run), the tracer provider and, with trace evaluators, the telemetry to tee,
+    in that order.
 
     Returns:
         See the module docstring.
@@ -64,10 +105,20 @@ async def eval_run(args: argparse.Namespace) -> ExitCode:
         registry = load_registry(args.registry) if args.registry else None
         dataset = load_dataset(args.dataset, registry=registry)
         baseline = load_report(args.baseline) if args.baseline else None
-        task = load_task(args.agent)
+        target = load_task(args.agent)
+        tracer = load_tracer_provider(args.tracer_provider) if args.tracer_provider else None
+        task, tracer = target.task_for(
+            capture=bool(dataset.trace_evaluators), tracer_provider=tracer
+        )
     except TargetSpecError as exc:
         _say(str(exc))
         return ExitCode.USAGE
+    except EvaluatorNotFoundError as exc:
+        _say(_not_found_message(exc, args.registry))
+        return ExitCode.CONFIGURATION
+    except TelemetryNotConfiguredError as exc:
+        _say(_telemetry_message(exc))
+        return ExitCode.CONFIGURATION
     except (EvalError, ConfigurationError) as exc:
         _say(str(exc))
         return ExitCode.CONFIGURATION
@@ -79,11 +130,17 @@ async def eval_run(args: argparse.Namespace) -> ExitCode:
             max_concurrency=args.concurrency,
             task_retry=Retry(max_attempts=args.task_retries + 1),
             progress=False if args.no_progress else None,
+            tracer_provider=tracer,
         )
-    except ConfigurationError as exc:  # trace evaluators without telemetry, before any case
+    except TelemetryNotConfiguredError as exc:  # trace evaluators without telemetry
+        _say(_telemetry_message(exc))
+        return ExitCode.CONFIGURATION
+    except ConfigurationError as exc:  # raised before any case runs
         _say(str(exc))
         return ExitCode.CONFIGURATION
     comparison = compare(baseline, report) if baseline is not None else None
+    if comparison is not None:
+        _warn_datasets(comparison)
     if args.json:
         _write(report_json(report))
     else:
@@ -128,6 +185,7 @@ def eval_compare(args: argparse.Namespace) -> ExitCode:
         _say(str(exc))
         return ExitCode.CONFIGURATION
     comparison = compare(baseline, candidate)
+    _warn_datasets(comparison)
     if args.json:
         _write(comparison.to_ci_json())
     else:

@@ -1,5 +1,10 @@
-"""``module:attr`` targets of ``robota eval run``: the ``--agent`` to evaluate and the
-``--registry`` that resolves user evaluator names.
+"""``module:attr`` targets of ``robota eval run``: the ``--agent`` to evaluate, the
+``--registry`` that resolves user evaluator names and the ``--tracer-provider`` trace
+evaluators read.
+
+A zero-argument ``--agent`` factory is called once per case run (each repetition, and each
+retry attempt, gets a fresh agent: a fresh conversation, a fresh ``ScriptedProvider`` script, a
+fresh replayed recording), the first time before any case runs to check what it returns.
 
 A target is imported like uvicorn's and gunicorn's application strings: ``pkg.module:attr``
 (``attr`` may be dotted, ``module:obj.agent``), with the current directory first on
@@ -17,17 +22,28 @@ import importlib
 import inspect
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from robota.core.agent import Agent
 from robota.core.errors import ConfigurationError
+from robota.core.messages import UserMessage
 
 if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import TracerProvider
     from robota.evals import Task
     from robota.evals.io.registry import EvaluatorFactory, EvaluatorRegistry
 
-__all__ = ["TargetLoadError", "TargetSpecError", "import_target", "load_registry", "load_task"]
+__all__ = [
+    "AgentTarget",
+    "TargetLoadError",
+    "TargetSpecError",
+    "import_target",
+    "load_registry",
+    "load_task",
+    "load_tracer_provider",
+]
 
 
 class TargetSpecError(ValueError):
@@ -114,12 +130,150 @@ def _call(factory: Any, spec: str, option: str) -> object:
         ) from exc
 
 
-def load_task(spec: str) -> Task:
-    """The task ``--agent spec`` names.
+def _usable(value: object) -> bool:
+    return isinstance(value, Agent) or _is_async_callable(value)
+
+
+def _refuse(made: object, spec: str) -> TargetLoadError:
+    if inspect.iscoroutine(made):
+        made.close()
+    return TargetLoadError(
+        f"--agent {spec}: calling it returned a {type(made).__name__}, not an Agent or an "
+        "async function of the inputs"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class AgentTarget:
+    """What ``--agent`` names.
+
+    Attributes:
+        spec: The ``MODULE:ATTR`` text.
+        task: The ``Agent`` or async function the attribute is (None: it is a factory).
+        factory: The zero-argument callable the attribute is (None: it is not one).
+        first: What the factory's first call returned (an ``Agent`` or an async function),
+            kept for the first case run; None when the attribute is not a factory.
+    """
+
+    spec: str
+    task: Task | None = None
+    factory: Callable[[], object] | None = None
+    first: object = None
+
+    def task_for(
+        self, *, capture: bool, tracer_provider: TracerProvider | None
+    ) -> tuple[Task, TracerProvider | None]:
+        """The task to hand ``Dataset.evaluate`` and its ``tracer_provider``.
+
+        Args:
+            capture: The dataset has trace evaluators (each run's spans must be teed).
+            tracer_provider: The ``--tracer-provider`` (None: not given).
+
+        Returns:
+            ``(task, tracer_provider)``: the attribute itself, or for a factory an async
+            function of the inputs that calls it once per case run; with ``capture``, an
+            ``Agent`` factory's provider is the one its first agent's ``OpenTelemetrySink``
+            uses.
+
+        Raises:
+            TelemetryNotConfiguredError: ``capture``, a factory of agents, and the first agent
+                has no ``OpenTelemetrySink`` on an SDK ``TracerProvider`` (or not on
+                ``tracer_provider``).
+        """
+        if self.factory is None:
+            assert self.task is not None
+            return self.task, tracer_provider
+        per_run = PerRunTask(
+            self.factory,
+            self.spec,
+            first=self.first,
+            capture=capture,
+            tracer_provider=tracer_provider,
+        )
+        if capture and isinstance(self.first, Agent):
+            from robota.evals.run.capture import tracer_providers_of
+
+            agent = cast("Agent[Any, Any]", self.first)
+            return per_run, tracer_providers_of(agent, tracer_provider)[0]
+        return per_run, tracer_provider
+
+
+class PerRunTask:
+    """An async function of a case's inputs that calls an ``--agent`` factory for each case run
+    (each repetition and each retry attempt) and runs what it returns: an ``Agent`` in a fresh
+    conversation (its ``RunResult`` gives the report its usage and messages), or an async
+    function of the inputs.
+
+    Args:
+        factory: The zero-argument callable.
+        spec: Its ``MODULE:ATTR``, for messages.
+        first: What its first call (made while loading) returned; the first case run uses it,
+            so the factory runs exactly once per case run.
+        capture: Tee each agent's telemetry for trace evaluators (its ``OpenTelemetrySink``
+            providers, which may be new per agent).
+        tracer_provider: The ``--tracer-provider``: each agent must send its spans there.
+    """
+
+    def __init__(
+        self,
+        factory: Callable[[], object],
+        spec: str,
+        *,
+        first: object,
+        capture: bool,
+        tracer_provider: TracerProvider | None,
+    ) -> None:
+        self._factory = factory
+        self._spec = spec
+        self._first = first
+        self._capture = capture
+        self._tracer_provider = tracer_provider
+        self.calls = 1 if first is not None else 0
+        """How many times the factory was called so far (the load-time call included)."""
+
+    def _next(self) -> object:
+        first, self._first = self._first, None
+        if first is not None:
+            return first
+        self.calls += 1
+        return _call(self._factory, self._spec, "--agent")
+
+    async def __call__(self, inputs: Any) -> Any:
+        """Run one case attempt on a fresh product of the factory.
+
+        Raises:
+            TargetLoadError: the factory raised or returned something else this time.
+            TelemetryNotConfiguredError: with trace evaluators, this agent has no usable
+                ``OpenTelemetrySink``.
+            TypeError: an ``Agent`` and inputs that are not a prompt (a ``str``).
+        """
+        made = self._next()
+        if isinstance(made, Agent):
+            agent = cast("Agent[Any, Any]", made)
+            if self._capture:
+                from robota.evals.run.capture import install_capture, tracer_providers_of
+
+                for provider in tracer_providers_of(agent, self._tracer_provider):
+                    install_capture(provider)
+            if not isinstance(inputs, str | UserMessage):
+                raise TypeError(
+                    "an Agent task takes the case's inputs as its prompt, a str (or a "
+                    f"UserMessage); got {type(inputs).__name__}"
+                )
+            return await agent.new_conversation().run(inputs)
+        if _is_async_callable(made):
+            return await cast("Callable[[Any], Any]", made)(inputs)
+        raise _refuse(made, self._spec)
+
+
+def load_task(spec: str) -> AgentTarget:
+    """What ``--agent spec`` names.
 
     The attribute may be an ``Agent``, an async function of the case's inputs (returning the
     output, or a ``RunResult`` whose usage and messages the report then keeps), or a
-    zero-argument callable returning one of those (called once, before any case runs).
+    zero-argument callable returning one of those. A callable is called here once, to check
+    what it returns before any case runs, and then once per case run (see
+    :class:`PerRunTask`; the product of this first call serves the first case run).
 
     Raises:
         TargetSpecError: as :func:`import_target`.
@@ -128,21 +282,46 @@ def load_task(spec: str) -> Task:
     """
     option = "--agent"
     value = import_target(spec, option=option)
-    if isinstance(value, Agent) or _is_async_callable(value):
-        return value  # pyright: ignore[reportReturnType]
+    if _usable(value):
+        return AgentTarget(spec=spec, task=cast("Task", value))
     if callable(value) and _takes_no_arguments(value):
-        made = _call(value, spec, option)
-        if isinstance(made, Agent) or _is_async_callable(made):
-            return made  # pyright: ignore[reportReturnType]
-        if inspect.iscoroutine(made):
-            made.close()
-        raise TargetLoadError(
-            f"{option} {spec}: calling it returned a {type(made).__name__}, not an Agent or an "
-            "async function of the inputs"
-        )
+        factory = cast("Callable[[], object]", value)
+        made = _call(factory, spec, option)
+        if _usable(made):
+            return AgentTarget(spec=spec, factory=factory, first=made)
+        raise _refuse(made, spec)
     raise TargetLoadError(
         f"{option} {spec}: got a value of type {type(value).__name__}, not an Agent, an async "
         "function of the inputs, or a zero-argument callable returning one"
+    )
+
+
+def load_tracer_provider(spec: str) -> TracerProvider:
+    """The OpenTelemetry SDK ``TracerProvider`` ``--tracer-provider spec`` names: the
+    attribute is one, or a zero-argument callable returning one (called once).
+
+    Raises:
+        TargetSpecError: as :func:`import_target`.
+        TargetLoadError: as :func:`import_target`; the attribute (or what calling it returned)
+            is not an ``opentelemetry.sdk.trace.TracerProvider``.
+    """
+    from robota.evals.run.capture import is_sdk_tracer_provider
+
+    option = "--tracer-provider"
+    value = import_target(spec, option=option)
+    if is_sdk_tracer_provider(value):
+        return value
+    if callable(value) and _takes_no_arguments(value):
+        made = _call(value, spec, option)
+        if is_sdk_tracer_provider(made):
+            return made
+        raise TargetLoadError(
+            f"{option} {spec}: calling it returned a {type(made).__name__}, not an "
+            "opentelemetry.sdk.trace.TracerProvider"
+        )
+    raise TargetLoadError(
+        f"{option} {spec}: got a value of type {type(value).__name__}, not an "
+        "opentelemetry.sdk.trace.TracerProvider or a zero-argument callable returning one"
     )
 
 

@@ -5,7 +5,7 @@ Plain output is sections separated by one blank line; each section is a header r
 row per item, columns separated by a tab (tabs and line breaks inside a value become spaces),
 and the last line is ``summary`` followed by ``key=value`` fields. Values: ``true``/``false``
 for assertions, numbers as written by ``%g``, ``error`` for an evaluator that failed, ``-`` for
-none. A report prints::
+none. A report prints :func:`robota.evals.report.render_report`'s text::
 
     case  repetition  status  ExactMatch  duration_s  total_tokens     (the cases)
     failed_case  repetition  evaluator  reason                          (when any failed)
@@ -14,7 +14,8 @@ none. A report prints::
     summary  pass_rate=0.5  passed=1  failed=1  ...  result=fail
 
 A comparison prints its changed rows (``case repetition evaluator baseline candidate delta
-status``), changed analyses, ``usage_delta`` and ``summary`` (conclusion, counts, pass rates).
+status``; the line ``no differences`` instead when no case and no analysis changed), changed
+analyses, ``usage_delta`` and ``summary`` (conclusion, counts, pass rates).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from robota.core.usage import Usage
 from robota.evals import CaseResult, EvaluationReport, EvaluatorResult, ReportAnalysis
 from robota.evals.comparison import AnalysisChange, CaseChange, Comparison, ResultChange, UsageDelta
 from robota.evals.evaluators.base import EvaluationValue
+from robota.evals.report import render_report, report_failed
 
 __all__ = [
     "print_comparison",
@@ -52,14 +54,6 @@ _RICH_WORDS = {"true": "✓ pass", "false": "✗ fail"}
 
 
 # --- shared ------------------------------------------------------------------------------------
-
-
-def report_failed(report: EvaluationReport) -> bool:
-    """Whether ``report`` fails: a case repetition failed (its task, an assertion or an
-    evaluator), or a report analysis asserted false or errored."""
-    if not all(case.passed for case in report.cases):
-        return True
-    return any(a.error is not None or a.assertion is False for a in report.analyses)
 
 
 def _columns(report: EvaluationReport) -> list[str]:
@@ -119,14 +113,6 @@ def _plain_value(value: EvaluationValue | None) -> str:
     return _flat(value) or "-"
 
 
-def _plain_result(result: EvaluatorResult | None) -> str:
-    if result is None:
-        return "-"
-    if result.error is not None:
-        return "error"
-    return _plain_value(result.value)
-
-
 def _usage_words(usage: Usage) -> str:
     return (
         f"{usage.total_tokens:,} tokens (in {usage.input_tokens:,} / out "
@@ -151,7 +137,7 @@ def print_report(report: EvaluationReport, *, console: Console | None, stream: T
     if console is not None:
         _rich_report(report, console)
     else:
-        stream.write("\n\n".join(_plain_report(report)) + "\n")
+        stream.write(render_report(report))
 
 
 def _rich_value(result: EvaluatorResult | None) -> Text:
@@ -258,83 +244,6 @@ def _rich_analyses(analyses: Sequence[ReportAnalysis]) -> Table:
             value += f" {analysis.unit}"
         table.add_row(Text(analysis.name), assertion, value, Text(reason))
     return table
-
-
-def _plain_report(report: EvaluationReport) -> list[str]:
-    names = _columns(report)
-    rows = [_row(["case", "repetition", "status", *names, "duration_s", "total_tokens"])]
-    for case in report.cases:
-        status = "error" if case.error is not None else ("pass" if case.passed else "fail")
-        rows.append(
-            _row(
-                [
-                    case.name,
-                    str(case.repetition),
-                    status,
-                    *(_plain_result(case.result(name)) for name in names),
-                    f"{case.duration:.3f}",
-                    str(case.usage.total_tokens),
-                ]
-            )
-        )
-    sections = ["\n".join(rows)]
-    failures = _failures(report)
-    if failures:
-        lines = [_row(["failed_case", "repetition", "evaluator", "reason"])]
-        lines += [
-            _row([case.name, str(case.repetition), evaluator, why])
-            for case, evaluator, why in failures
-        ]
-        sections.append("\n".join(lines))
-    if report.analyses:
-        lines = [_row(["analysis", "assertion", "value", "unit", "reason"])]
-        for analysis in report.analyses:
-            if analysis.error is not None:
-                assertion = "error"
-                reason = f"{_short_type(analysis.error.type)}: {analysis.error.message}"
-            else:
-                assertion = _plain_value(analysis.assertion)
-                reason = analysis.reason or "-"
-            value = "-" if analysis.value is None else _number(analysis.value)
-            lines.append(_row([analysis.name, assertion, value, analysis.unit or "-", reason]))
-        sections.append("\n".join(lines))
-    stats = report.score_stats()
-    if stats:
-        lines = [_row(["score", "count", "mean", "min", "max", "stdev", "excluded"])]
-        for stat in stats.values():
-            numbers = (stat.mean, stat.minimum, stat.maximum, stat.stdev)
-            lines.append(
-                _row(
-                    [
-                        stat.name,
-                        str(stat.count),
-                        *("-" if v is None else _number(v) for v in numbers),
-                        str(stat.excluded),
-                    ]
-                )
-            )
-        sections.append("\n".join(lines))
-    passed = sum(case.passed for case in report.cases)
-    usage = report.usage
-    sections.append(
-        _fields(
-            "summary",
-            [
-                ("pass_rate", _number(report.pass_rate())),
-                ("passed", passed),
-                ("failed", len(report.cases) - passed),
-                ("cases", len(report.case_pass_rates())),
-                ("repetitions", report.repetitions),
-                ("input_tokens", usage.input_tokens),
-                ("output_tokens", usage.output_tokens),
-                ("total_tokens", usage.total_tokens),
-                ("requests", usage.requests),
-                ("duration_s", f"{report.duration:.3f}"),
-                ("result", "fail" if report_failed(report) else "pass"),
-            ],
-        )
-    )
-    return sections
 
 
 # --- a comparison --------------------------------------------------------------------------------
@@ -480,14 +389,23 @@ def _rich_comparison(comparison: Comparison, console: Console) -> None:
 
 
 def _plain_comparison(comparison: Comparison) -> list[str]:
+    changes = _change_rows(comparison)
+    if not changes:
+        words = "no case changed" if _changed_analyses(comparison) else "no differences"
+        return [words, *_plain_comparison_tail(comparison)]
     lines = [_row(["case", "repetition", "evaluator", "baseline", "candidate", "delta", "status"])]
-    for row, change in _change_rows(comparison):
+    for row, change in changes:
         evaluator, baseline, candidate, delta = _sides(row, change)
         status = row.status if change is None else change.status
         lines.append(
             _row([row.name, str(row.repetition), evaluator, baseline, candidate, delta, status])
         )
-    sections = ["\n".join(lines)]
+    return ["\n".join(lines), *_plain_comparison_tail(comparison)]
+
+
+def _plain_comparison_tail(comparison: Comparison) -> list[str]:
+    """The sections after the case rows: changed analyses, usage delta and summary."""
+    sections: list[str] = []
     analyses = _changed_analyses(comparison)
     if analyses:
         rows = [_row(["analysis", "baseline", "candidate", "delta", "status"])]

@@ -364,6 +364,7 @@ class ScriptedProvider(Provider):
         self.model_capabilities = capabilities or ModelCapabilities()
         self.requests: list[ModelRequest] = []
         self._turns: list[Turn] = list(turns)
+        self._played = 0
 
     def add(self, *turns: Turn) -> None:
         """Append turns to the script."""
@@ -399,9 +400,11 @@ class ScriptedProvider(Provider):
         if not self._turns:
             raise ScriptExhaustedError(
                 f"ScriptedProvider was called {len(self.requests)} times but the script has "
-                f"only {len(self.requests) - 1} turn(s); add a turn for this request"
+                f"only {self._played} turn(s); add a turn for this request (a provider plays "
+                "its script once: build a new one for every run that needs the same answers)"
             )
         turn = self._turns.pop(0)
+        self._played += 1
         steps: Sequence[Step | str] = [turn] if isinstance(turn, str) else turn
         state = _TurnState()
         completed = False

@@ -16,6 +16,10 @@ trailing newline. It holds no clock, path or random identifier, only what
      "regressions": [{"level": "result", "status": "regression", "case": "france", ...,
                       "description": "case 'france' #0 rep 0: ExactMatch True -> False ..."}],
      "improvements": [], "cases": [...], "analyses": [...]}
+
+A row of ``cases`` is one (case name, repetition): ``case_index`` is the candidate's index of
+the case (else the baseline's), and ``baseline_case_index``/``candidate_case_index`` give both
+(null where the case is absent).
 """
 
 from __future__ import annotations
@@ -155,6 +159,8 @@ def _result(change: ResultChange) -> dict[str, Any]:
 def _case(row: CaseChange) -> dict[str, Any]:
     return {
         "case_index": row.case_index,
+        "baseline_case_index": row.baseline_case_index,
+        "candidate_case_index": row.candidate_case_index,
         "repetition": row.repetition,
         "status": row.status,
         "baseline_name": row.baseline_name,

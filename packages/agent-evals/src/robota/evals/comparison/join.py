@@ -1,7 +1,15 @@
 """Comparing two reports (seed 002, "Evaluations": eval_compare joins baseline and candidate
-runs by (case_index, repetition), then joins ordinary and trace results by evaluator name; it
-preserves baseline order and appends candidate-only values in candidate order, making output
-independent of execution completion order).
+runs case by case and repetition by repetition, then joins ordinary and trace results by
+evaluator name; it preserves baseline order and appends candidate-only values in candidate
+order, making output independent of execution completion order).
+
+The case key is the case's **name** (unique within a dataset, which :class:`~robota.evals.Dataset`
+enforces) with the repetition, not its position: a case inserted at the top of a dataset moves
+every other case down one index, and an index join would compare each case with its
+predecessor (false regressions, and the last case reported as added). The seed's words are
+``(case_index, repetition)``; the name is the stable identity of a case in a dataset that
+evolves, so this module joins on ``(name, repetition)`` and keeps both reports' indexes on each
+row. A case renamed between the two runs is one case removed and one added.
 """
 
 from __future__ import annotations
@@ -34,10 +42,13 @@ _T = TypeVar("_T")
 def compare(baseline: EvaluationReport, candidate: EvaluationReport) -> Comparison:
     """Compare ``candidate`` with ``baseline``.
 
-    Rows join on (case_index, repetition) and results on evaluator name; the baseline's order
-    is kept and candidate-only rows and results follow in the candidate's order (a key that
-    repeats within one report pairs by occurrence). Timing (``started_at``, durations, span
-    times) is never read.
+    Rows join on (case name, repetition) — not on the case's position, so inserting, removing or
+    reordering cases changes nothing for the others — and results on evaluator name; the
+    baseline's order is kept and candidate-only rows and results follow in the candidate's order
+    (a key that repeats within one report pairs by occurrence). Each row carries the case's index
+    in both reports. A renamed case is ``"removed"`` under its old name (a regression: its checks
+    were lost) and ``"added"`` under its new one. Timing (``started_at``, durations, span times)
+    is never read.
 
     Returns:
         The comparison; :attr:`~robota.evals.comparison.model.Comparison.has_regressions` is the
@@ -56,7 +67,7 @@ def compare(baseline: EvaluationReport, candidate: EvaluationReport) -> Comparis
     rows = tuple(
         _case_change(old, new)
         for old, new in _join(
-            baseline.cases, candidate.cases, lambda case: (case.case_index, case.repetition)
+            baseline.cases, candidate.cases, lambda case: (case.name, case.repetition)
         )
     )
     analyses = tuple(
@@ -210,8 +221,10 @@ def _case_change(old: CaseResult | None, new: CaseResult | None) -> CaseChange:
         else:
             status = "unchanged"
     return CaseChange(
-        case_index=only.case_index,
+        case_index=only.case_index if new is None else new.case_index,
         repetition=only.repetition,
+        baseline_case_index=None if old is None else old.case_index,
+        candidate_case_index=None if new is None else new.case_index,
         status=status,
         baseline_name=None if old is None else old.name,
         candidate_name=None if new is None else new.name,

@@ -51,7 +51,8 @@ CaseStatus: TypeAlias = Literal[
     "task_failed",
     "task_recovered",
 ]
-"""How one (case, repetition) moved: ``"removed"``/``"added"`` when one report lacks it,
+"""How one (case, repetition) moved: ``"removed"``/``"added"`` when one report lacks it (a
+case renamed between the runs is removed under its old name and added under its new one),
 ``"task_failed"`` (a regression) when only the candidate's task failed, ``"task_recovered"``
 (an improvement) when only the baseline's did; otherwise the most severe of its results'
 statuses (regression, then improvement, then changed)."""
@@ -100,20 +101,27 @@ class ResultChange:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class CaseChange:
-    """One (case_index, repetition) row.
+    """One (case name, repetition) row: the same case and repetition in both reports, joined by
+    the case's name, whatever its position in either dataset.
 
     Attributes:
-        case_index: The case's position in the dataset (0-based).
+        case_index: The case's position (0-based) in the candidate's dataset, else (a removed
+            case) in the baseline's.
         repetition: The repetition (0-based).
         status: See :data:`CaseStatus`.
         baseline_name: The case's name in the baseline (None: absent there).
-        candidate_name: The case's name in the candidate (None: absent there).
+        candidate_name: The case's name in the candidate (None: absent there); equal to
+            ``baseline_name`` when both are present.
         baseline_passed: Whether the baseline's run passed (None: absent).
         candidate_passed: Whether the candidate's run passed (None: absent).
         baseline_error: Why the baseline's task failed (None: it did not, or is absent).
         candidate_error: Why the candidate's task failed.
         results: Baseline results in baseline order, then candidate-only ones in candidate
             order.
+        baseline_case_index: The case's position in the baseline's dataset (0-based; None:
+            absent there).
+        candidate_case_index: Its position in the candidate's dataset (None: absent there). The
+            two differ when cases were inserted, removed or reordered before it.
     """
 
     case_index: int
@@ -126,6 +134,8 @@ class CaseChange:
     baseline_error: CaseError | None = None
     candidate_error: CaseError | None = None
     results: tuple[ResultChange, ...] = ()
+    baseline_case_index: int | None = None
+    candidate_case_index: int | None = None
 
     @property
     def name(self) -> str:
@@ -173,7 +183,8 @@ class Finding:
             evaluator result) or ``"analysis"`` (a report analysis).
         status: The row's status (``"regression"``, ``"removed"``, ``"task_failed"``,
             ``"improvement"``, ``"task_recovered"``).
-        case_index: The case's index (None for an analysis).
+        case_index: The case's index: the candidate's, else the baseline's (None for an
+            analysis).
         repetition: The repetition (None for an analysis).
         case: The case's name (None for an analysis).
         evaluator: The evaluator's or report evaluator's name (None for a case).
@@ -254,7 +265,7 @@ class Comparison:
         candidate_dataset: The candidate's dataset name.
         baseline_pass_rate: Passed case repetitions over all of them in the baseline.
         candidate_pass_rate: The same in the candidate.
-        cases: One row per (case_index, repetition): baseline order, then candidate-only rows
+        cases: One row per (case name, repetition): baseline order, then candidate-only rows
             in candidate order.
         analyses: Report analyses joined by name, in the same order rule.
         usage_delta: Aggregate usage, candidate minus baseline.

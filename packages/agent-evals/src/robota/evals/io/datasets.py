@@ -23,11 +23,13 @@ Every key is listed above; any other key, at any level, is refused. See
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+import yaml
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 from robota.evals.case import Case
 from robota.evals.dataset import Dataset
@@ -56,6 +58,7 @@ _LISTS: tuple[tuple[str, EvaluatorKind], ...] = (
 _AS_DATA = TypeAdapter[Any](Any, config=ConfigDict(ser_json_inf_nan="constants"))
 """Turns a pydantic model, dataclass, enum, date ... into JSON data (non-finite floats kept, so
 they are refused by name rather than silently nulled)."""
+_EVALUATOR_KEYS = ("evaluators", "trace_evaluators", "report_evaluators")
 _KEYS_HINT = (
     "a dataset file holds only version, name, evaluators, trace_evaluators, report_evaluators "
     "and cases; a case holds only name, inputs, expected_output and metadata (per-case run "
@@ -88,7 +91,11 @@ def load_dataset(
             :func:`~robota.evals.io._files.read_document`), a missing or unsupported
             ``version`` (only the integer 1: not ``1.0``, not ``"1"``), an unknown key at any level, a value of the wrong type, two cases of
             one name, inputs or an expected output that do not validate, an evaluator built
-            with arguments it refuses or of the wrong kind, two evaluators of one name.
+            with arguments it refuses or of the wrong kind, two evaluators of one name (the
+            message shows the second one written with an ``evaluation_name``:
+            ``{Contains: {value: Lyon, evaluation_name: Contains_2}}``), an ``evaluators`` key
+            in a case (case-level evaluators are not supported: list them under the dataset's
+            ``evaluators``).
         EvaluatorNotFoundError: an evaluator name the registry does not hold.
         AmbiguousEvaluatorError: an evaluator name it holds more than once.
     """
@@ -103,11 +110,20 @@ def load_dataset(
     try:
         document = DatasetDocument.model_validate(data)
     except ValidationError as exc:
-        hint = (
-            f" ({_KEYS_HINT})"
-            if any(e["type"] == "extra_forbidden" for e in exc.errors(include_url=False))
-            else ""
-        )
+        problems = exc.errors(include_url=False)
+        for problem in problems:
+            loc = problem["loc"]
+            if (
+                problem["type"] == "extra_forbidden"
+                and len(loc) == 3
+                and loc[0] == "cases"
+                and loc[2] in _EVALUATOR_KEYS
+            ):
+                raise DatasetFileError(
+                    f"{file}: cases[{loc[1]}].{loc[2]}: case-level evaluators are not "
+                    f"supported; list them under the dataset's {loc[2]} (they judge every case)"
+                ) from None
+        hint = f" ({_KEYS_HINT})" if any(e["type"] == "extra_forbidden" for e in problems) else ""
         raise DatasetFileError(f"{file}: {describe_errors(exc)}{hint}") from None
 
     first: dict[str, int] = {}
@@ -136,12 +152,22 @@ def load_dataset(
 
     registry = registry if registry is not None else EvaluatorRegistry()
     built: dict[str, tuple[Any, ...]] = {}
+    named: dict[str, str] = {}
     for key, kind in _LISTS:
         specs: list[Any] = getattr(document, key)
-        built[key] = tuple(
-            registry.build(spec, kind, where=f"{file}: {key}[{index}]")
-            for index, spec in enumerate(specs)
-        )
+        checks: list[AnyEvaluator] = []
+        for index, spec in enumerate(specs):
+            where = f"{key}[{index}]"
+            check = registry.build(spec, kind, where=f"{file}: {where}")
+            if check.name in named:
+                raise DatasetFileError(
+                    f"{file}: two evaluators are named {check.name!r} ({named[check.name]} "
+                    f"and {where}; reports and comparisons key results by name); "
+                    f"{_rename_hint(spec, check, file)}"
+                )
+            named[check.name] = where
+            checks.append(check)
+        built[key] = tuple(checks)
     try:
         return Dataset(
             name=document.name,
@@ -152,6 +178,37 @@ def load_dataset(
         )
     except ValueError as exc:
         raise DatasetFileError(f"{file}: {exc}") from exc
+
+
+def _rename_hint(spec: Any, check: AnyEvaluator, file: Path) -> str:
+    """How to rename the second of two same-named evaluators: for one that takes
+    ``evaluation_name`` (every built-in), ``spec`` with it added, written as the file writes
+    it (YAML flow style or JSON): ``{Contains: {value: Lyon, evaluation_name: Contains_2}}``."""
+    if not hasattr(check, "evaluation_name"):
+        return "register it under another name, or give its class another name"
+    name, arguments = (spec, None) if isinstance(spec, str) else next(iter(spec.items()))
+    if arguments is None:
+        keywords: dict[str, Any] = {}
+    elif isinstance(arguments, dict):
+        keywords = dict(cast("dict[str, Any]", arguments))
+    else:  # one positional argument: the evaluator's first positional field, by keyword
+        positional = (
+            [f.name for f in dataclasses.fields(check) if f.init and not f.kw_only]
+            if dataclasses.is_dataclass(check)
+            else []
+        )
+        if not positional:
+            return f"give one an evaluation_name ({name}(..., evaluation_name=...))"
+        keywords = {positional[0]: arguments}
+    keywords["evaluation_name"] = f"{check.name}_2"
+    renamed = {name: keywords}
+    if format_of(file, DatasetFileError) == "json":
+        example = json.dumps(renamed, ensure_ascii=False)
+    else:
+        example = yaml.safe_dump(
+            renamed, default_flow_style=True, sort_keys=False, allow_unicode=True, width=2**16
+        ).strip()
+    return f"give one an evaluation_name: {example}"
 
 
 def _validate(adapter: TypeAdapter[Any] | None, value: Any, where: str) -> Any:

@@ -59,6 +59,23 @@ _KIND_LISTS: dict[EvaluatorKind, str] = {
 }
 
 
+_PYDANTIC_EVALS_HINTS: dict[str, str] = {
+    "EqualsExpected": "is ExactMatch here",
+    "IsInstance": (
+        "is MatchesType here (it holds a Python type, so it is not a dataset-file name: add it "
+        "to the Dataset in code, or register a factory that builds it)"
+    ),
+    "LLMJudge": (
+        "is ModelGrader here (it holds the judging Agent, so it is not a dataset-file name: "
+        "register a factory that builds it)"
+    ),
+    "HasMatchingSpan": "is SpanPresent here (a trace evaluator: list it under trace_evaluators)",
+}
+"""pydantic-evals evaluator names with a differently named counterpart here, for the
+not-found message (hints only: the names are not aliases). ``Contains`` and ``Equals`` have the
+same names."""
+
+
 def kind_of(check: object) -> EvaluatorKind | None:
     """Which kind of evaluator ``check`` is (None: not an evaluator)."""
     if isinstance(check, Evaluator):
@@ -163,7 +180,8 @@ class EvaluatorRegistry:
 
         Raises:
             EvaluatorNotFoundError: nothing is registered as ``name`` (the message lists
-                close names).
+                close names, or, for a pydantic-evals name such as ``EqualsExpected``, the
+                counterpart here).
             AmbiguousEvaluatorError: more than one factory is.
         """
         prefix = f"{where}: " if where else ""
@@ -171,6 +189,8 @@ class EvaluatorRegistry:
         if not found:
             close = difflib.get_close_matches(name, list(self._factories), n=3, cutoff=0.6)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
+            if name in _PYDANTIC_EVALS_HINTS:
+                hint = f"; pydantic-evals' {name} {_PYDANTIC_EVALS_HINTS[name]}"
             raise EvaluatorNotFoundError(
                 f"{prefix}no evaluator named {name!r} is registered{hint} (register the class "
                 "or a factory with EvaluatorRegistry.register)"

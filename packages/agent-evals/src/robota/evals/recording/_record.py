@@ -67,6 +67,7 @@ class _Vcrpy:
     VCR: Any
     Request: Any
     CassetteNotFoundError: Any
+    CannotOverwriteExistingCassetteException: Any
     serialize: Any
     deserialize: Any
 
@@ -94,12 +95,14 @@ def _vcr() -> _Vcrpy:
         request = importlib.import_module("vcr.request")
         filesystem = importlib.import_module("vcr.persisters.filesystem")
         serialize = importlib.import_module("vcr.serialize")
+        errors = importlib.import_module("vcr.errors")
     except ImportError as error:
         raise_missing_extra(error, module="vcr", distribution=_DISTRIBUTION, extra=_EXTRA)
     return _Vcrpy(
         VCR=config.VCR,
         Request=request.Request,
         CassetteNotFoundError=filesystem.CassetteNotFoundError,
+        CannotOverwriteExistingCassetteException=errors.CannotOverwriteExistingCassetteException,
         serialize=serialize.serialize,
         deserialize=serialize.deserialize,
     )
@@ -236,6 +239,53 @@ class _Session:
         return shaped
 
 
+_MATCHER_WORDS = {"robota_body": "body", "_same_body": "body"}
+"""vcrpy names a failed matcher by its registered name or its function's name."""
+
+
+def _mismatch_message(path: Path, request: Any, error: BaseException) -> str:
+    """The message of a live request the cassette cannot answer, in this API's terms."""
+    what = f"{getattr(request, 'method', '?')} {getattr(request, 'uri', '?')}"
+    reason = getattr(error, "reason", "")
+    similar: Any = getattr(error, "similar_requests", None) or []
+    if reason == "already_played":
+        why = "every recorded interaction matching it was already served (each is served once)"
+    else:
+        try:
+            differing: list[str] = [_MATCHER_WORDS.get(str(n), str(n)) for n, _ in similar[0][2]]
+        except (IndexError, TypeError, ValueError):
+            differing = []
+        why = "no recorded interaction matches it" + (
+            f" (the closest differs in {', '.join(dict.fromkeys(differing))})" if differing else ""
+        )
+    return (
+        f"{path}: the cassette has no answer for {what}: {why}. Replay is strict: a request "
+        "must equal a recorded one in method, URL and body (JSON bodies compared as documents, "
+        "types included: true is not 1). If the run changed on purpose (another prompt, model "
+        'or tool), record the cassette again with record_cassette(path, mode="overwrite").'
+    )
+
+
+def _strict_replay(cassette: Any, path: Path, vcr: _Vcrpy) -> None:
+    """Make ``cassette`` refuse a request it cannot answer with :func:`_mismatch_message`
+    (vcrpy's own exception, so code catching ``CannotOverwriteExistingCassetteException`` still
+    does, whose message would otherwise advise vcrpy's ``record_mode`` settings)."""
+    original = cassette.can_play_response_for
+
+    def can_play_response_for(request: Any) -> bool:
+        if original(request):
+            return True
+        if cassette.write_protected and cassette.filter_request(request):
+            error = vcr.CannotOverwriteExistingCassetteException(
+                cassette=cassette, failed_request=request
+            )
+            error.args = (_mismatch_message(path, cassette.filter_request(request), error),)
+            raise error
+        return False
+
+    cassette.can_play_response_for = can_play_response_for
+
+
 class _Persister:
     """vcrpy persister: UTF-8 files written atomically (a replaced file keeps its permissions,
     a new one is 0644); ``overwrite`` never reads the old file."""
@@ -294,7 +344,7 @@ class CassetteRecording:
     @property
     def recorded(self) -> int:
         """Interactions recorded by this block so far (0 when replaying)."""
-        return self._session.recorded
+        return 0 if self._replaying else self._session.recorded
 
     @property
     def played(self) -> int:
@@ -329,6 +379,8 @@ class CassetteRecording:
         context = config.use_cassette(str(self.path))
         self._cassette = context.__enter__()
         self._context = context
+        session.recorded = 0  # loading a cassette runs the record hooks over what it holds
+        _strict_replay(self._cassette, self.path, self._vcr)
         return self
 
     def __exit__(
@@ -396,9 +448,12 @@ def record_cassette(
 
     Replay (``once`` over an existing file, or ``replay``) is strict: a live request is
     filtered the same way and must equal a recorded one in method, URL and body (JSON compared
-    as documents, types included: ``true`` is not ``1``); each recorded interaction is served once; a request with none left raises
-    vcrpy's ``CannotOverwriteExistingCassetteException`` from the HTTP call. In CI use
-    ``mode="replay"``: a missing file then fails instead of calling the live API.
+    as documents, types included: ``true`` is not ``1``); each recorded interaction is served
+    once; a request with none left raises vcrpy's ``CannotOverwriteExistingCassetteException``
+    from the HTTP call, its message naming the request (method and URL, credentials filtered),
+    why it did not match, and ``mode="overwrite"`` to record the cassette again. In CI use
+    ``mode="replay"``: a missing file then fails (``FileNotFoundError``) instead of calling the
+    live API.
 
     Interactions are stored in the order their responses completed, and a streamed response
     reaches the client only once it has been read whole (its bytes are unchanged). The

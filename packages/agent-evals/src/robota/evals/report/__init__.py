@@ -1,4 +1,5 @@
-"""Evaluation reports: results, analyses and summary statistics."""
+"""Evaluation reports: results, analyses and summary statistics, and :func:`render_report`
+(a report as plain text, pydantic-evals' ``report.print()`` counterpart)."""
 
 from robota.evals.report.model import (
     CaseError,
@@ -9,6 +10,7 @@ from robota.evals.report.model import (
     ReportView,
     ScoreStats,
 )
+from robota.evals.report.render import render_report, report_failed
 
 __all__ = [
     "CaseError",
@@ -18,4 +20,6 @@ __all__ = [
     "ReportAnalysis",
     "ReportView",
     "ScoreStats",
+    "render_report",
+    "report_failed",
 ]

@@ -24,7 +24,7 @@ import threading
 import weakref
 from collections.abc import Generator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeGuard, cast
 
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
@@ -40,6 +40,7 @@ __all__ = [
     "CaptureProcessor",
     "capturing",
     "install_capture",
+    "is_sdk_tracer_provider",
     "span_record",
     "tracer_providers_of",
 ]
@@ -187,6 +188,12 @@ def capturing() -> Generator[list[SpanRecord]]:
             buffer.started.clear()
 
 
+def is_sdk_tracer_provider(value: object) -> TypeGuard[TracerProvider]:
+    """Whether ``value`` is an ``opentelemetry.sdk.trace.TracerProvider``, the only kind whose
+    spans a run can tee (the API's no-op and proxy providers export nothing)."""
+    return isinstance(value, TracerProvider)
+
+
 def tracer_providers_of(
     task: object, tracer_provider: ApiTracerProvider | None
 ) -> tuple[TracerProvider, ...]:
@@ -232,7 +239,7 @@ def tracer_providers_of(
         )
     providers: list[TracerProvider] = []
     for candidate in candidates:
-        if not isinstance(candidate, TracerProvider):
+        if not is_sdk_tracer_provider(candidate):
             raise TelemetryNotConfiguredError(
                 "the dataset has trace evaluators but the task's tracer provider is "
                 f"{type(candidate).__name__}, not an opentelemetry.sdk.trace.TracerProvider "
