@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from robota.cli.approve import TerminalApprover
+from robota.cli.hosted import WEB_SEARCH, require_hosted_tools
 from robota.cli.line_input import LineReader
+from robota.cli.mcp_view import TerminalMcpApprover, report_mcp
 from robota.cli.paths import CliPaths
 from robota.cli.providers import build_provider
 from robota.core.errors import ConfigurationError
@@ -25,6 +27,7 @@ from robota.core.permissions import PermissionMode
 from robota.core.provider import Provider
 from robota.core.settings import ModelSettings
 from robota.framework.interactive import InteractiveSession, SessionConfig
+from robota.framework.mcp import McpApprovalStore
 from robota.framework.policy import OrganizationPolicy, load_policy, policy_path
 from robota.framework.settings import (
     ProviderProfile,
@@ -162,7 +165,9 @@ def build_context(args: argparse.Namespace, env: Mapping[str, str] | None = None
     without asking.
 
     Raises:
-        ConfigurationError: (and subclasses) for anything the user has to fix.
+        ConfigurationError: (and subclasses) for anything the user has to fix;
+            ``UnsupportedCapabilityError`` when ``--web-search`` asks for a hosted web search
+            the provider's model does not run (before any request).
     """
     source = dict(os.environ if env is None else env)
     paths = CliPaths.from_env(source)
@@ -204,6 +209,13 @@ def build_context(args: argparse.Namespace, env: Mapping[str, str] | None = None
     settings = _layers(paths, root, trusted=trusted, host=host_layer, policy=policy)
     resolved = resolve_provider(settings, source, profile=profile, model=args.model)
     provider = build_provider(resolved)
+    hosted = require_hosted_tools(
+        resolved.type,
+        provider,
+        resolved.model,
+        WEB_SEARCH if getattr(args, "web_search", False) else (),
+        asked_by="--web-search",
+    )
     title_provider = build_provider(resolved, retries=False)
     store = SQLiteSessionStore(paths.sessions_db)
     mode = PermissionMode(args.permission_mode) if args.permission_mode else None
@@ -232,6 +244,10 @@ def build_context(args: argparse.Namespace, env: Mapping[str, str] | None = None
         agent_roots=(paths.home / "agents",),
         project_agent_roots=(root / ".robota" / "agents",),
         sandbox_hidden_paths=(paths.home,),
+        hosted_tools=hosted,
+        mcp_approvals=McpApprovalStore(path=paths.mcp_approvals),
+        mcp_approver=TerminalMcpApprover(lines=lines) if interactive else None,
+        mcp_env=source,
     )
     return CliContext(
         paths=paths,
@@ -258,6 +274,7 @@ async def open_session(ctx: CliContext, args: argparse.Namespace) -> Interactive
     else:
         session = await InteractiveSession.start(ctx.config)
     _warn_if_unsandboxed(session)
+    report_mcp(session)  # servers that will not start, and failures while connecting
     return session
 
 

@@ -16,19 +16,19 @@ from dataclasses import dataclass
 import anyio
 from anyio.abc import TaskStatus
 from robota.cli.app import CliContext
+from robota.cli.chat_commands import COMMAND_TABLE, PERMISSION_MODES
 from robota.cli.exit_codes import ExitCode
 from robota.cli.line_input import InputInterrupted, LineReader
 from robota.cli.render import EventPrinter
+from robota.cli.slash import Chat, split_command
 from robota.cli.turn import run_turn, say
 from robota.cli.waiting import WaitingLine
-from robota.core.errors import ConfigurationError, RobotaError
 from robota.framework.interactive import InteractiveSession
 
 __all__ = ["COMMANDS", "EXIT_HINT", "PERMISSION_MODES", "chat_loop"]
 
-PERMISSION_MODES = ("default", "accept_edits", "plan", "bypass")
-COMMANDS = "/compact /fork /rewind /cost /model [NAME] /permissions [MODE] /exit"
-"""The slash commands, as listed in the chat's first line."""
+COMMANDS = COMMAND_TABLE.summary()
+"""The slash commands, as listed in the chat's first line (``/help`` explains each)."""
 EXIT_HINT = "press Ctrl-C again or Ctrl-D to exit"
 
 
@@ -51,8 +51,19 @@ async def chat_loop(
     waiting: WaitingLine,
 ) -> ExitCode:
     """Read lines until ``/exit``, end of input or a second Ctrl-C; each line is a turn or a
-    slash command. Returns the exit status (see the module docstring)."""
+    slash command (:data:`~robota.cli.chat_commands.COMMAND_TABLE`). Returns the exit status
+    (see the module docstring). Sessions ``/resume`` opened are shut down before it returns;
+    ``session`` is left to the caller."""
     lines = ctx.lines or LineReader()
+    chat = Chat(ctx=ctx, session=session, printer=printer, waiting=waiting, lines=lines)
+    try:
+        return await _chat(chat, lines)
+    finally:
+        with anyio.CancelScope(shield=True):
+            await chat.close()
+
+
+async def _chat(chat: Chat, lines: LineReader) -> ExitCode:
     state = _State()
     outcome = ExitCode.OK
     with anyio.CancelScope() as leave:
@@ -64,7 +75,7 @@ async def chat_loop(
                     async for _ in signals:
                         if state.in_turn and not state.cancelling:
                             state.cancelling = True
-                            session.cancel()
+                            chat.session.cancel()
                             lines.interrupt()  # a permission question waiting: denied
                         elif state.in_turn or state.armed:
                             leave.cancel()
@@ -73,7 +84,7 @@ async def chat_loop(
                             lines.interrupt(sticky=True)
 
             await group.start(watch)
-            outcome = await _loop(ctx, session, printer, waiting, lines, state)
+            outcome = await _loop(chat, lines, state)
             group.cancel_scope.cancel()
     if leave.cancelled_caught:
         sys.stderr.write("\n")
@@ -82,14 +93,8 @@ async def chat_loop(
     return outcome
 
 
-async def _loop(
-    ctx: CliContext,
-    session: InteractiveSession,
-    printer: EventPrinter,
-    waiting: WaitingLine,
-    lines: LineReader,
-    state: _State,
-) -> ExitCode:
+async def _loop(chat: Chat, lines: LineReader, state: _State) -> ExitCode:
+    ctx = chat.ctx
     last = ExitCode.OK
     while True:
         if ctx.interactive:
@@ -108,22 +113,22 @@ async def _loop(
         line = line.strip()
         if not line:
             continue
-        if line in ("/exit", "/quit"):
-            return last
         if line.startswith("/") and not line.startswith("//"):
+            if split_command(line)[0] in ("/exit", "/quit"):
+                return last
             state.in_turn = True
             try:
-                await _command(line, ctx, session, printer)
+                await _command(line, chat)
             finally:
                 state.in_turn = state.cancelling = False
             continue
         state.in_turn, state.cancelling = True, False
         try:
             code = await run_turn(
-                session,
+                chat.session,
                 line.removeprefix("/"),
-                printer,
-                waiting,
+                chat.printer,
+                chat.waiting,
                 url=ctx.model_url,
                 call_timeout=ctx.timeout,
                 own_interrupts=False,
@@ -138,61 +143,16 @@ async def _loop(
         state.cancelling = False
 
 
-async def _command(
-    line: str, ctx: CliContext, session: InteractiveSession, printer: EventPrinter
-) -> None:
-    """One slash command (``/exit`` is handled by the loop)."""
-    from robota.cli.providers import estimate_cost
-    from robota.cli.render import format_usage
-
-    name, *rest = line.split()
-    if name == "/cost":
-        cost = estimate_cost(ctx.resolved.type, printer.usage_by_model)
-        say(f"{format_usage(printer.usage, cost)} session={session.id}")
-    elif name == "/compact":
-        try:
-            record = await session.compact()
-            say(f"compacted {len(record.removed)} messages")
-        except RobotaError as exc:
-            say(str(exc))
-    elif name == "/fork":
-        child = await session.fork()
-        say(f"forked into {child.id} (resume it with --resume {child.id})")
-        await child.shutdown()
-    elif name == "/rewind":
-        try:
-            report = session.rewind()
-            say(
-                f"restored {len(report.restored)} file(s), deleted "
-                f"{len(report.deleted)} created file(s)"
-            )
-        except (RuntimeError, RobotaError) as exc:
-            say(str(exc))
-    elif name == "/model":
-        _model(rest, ctx, session)
-    elif name == "/permissions":
-        if len(rest) == 1 and rest[0] in PERMISSION_MODES:
-            from robota.core.permissions import PermissionMode
-
-            session.set_permission_mode(PermissionMode(rest[0]))
-        elif rest:
-            say(f"unknown mode {rest[0]!r}; one of: {', '.join(PERMISSION_MODES)}")
-        say(f"permission mode: {session.permission_gate.context.mode.value}")
-    else:
-        say(f"unknown command {name!r}: {COMMANDS} (start a message with // to send a literal /)")
-
-
-def _model(rest: list[str], ctx: CliContext, session: InteractiveSession) -> None:
-    """``/model``: show the model; ``/model NAME``: use NAME from the next turn on."""
-    if len(rest) > 1:
-        say("usage: /model [NAME]")
+async def _command(line: str, chat: Chat) -> None:
+    """One slash command, looked up in the table (``/exit`` is handled by the loop). A new
+    command is a row of :data:`~robota.cli.chat_commands.COMMAND_TABLE`, so ``/help`` and the
+    suggestions know it."""
+    name, args = split_command(line)
+    command = COMMAND_TABLE.find(name)
+    if command is None or command.run is None:
+        say(COMMAND_TABLE.unknown(name))
         return
-    if rest:
-        try:
-            session.set_model(rest[0])
-        except (ConfigurationError, RuntimeError) as exc:
-            say(str(exc))
-            return
-        say(f"model: {session.config.model} ({ctx.resolved.profile}), from the next turn on")
+    if command.max_args is not None and len(args) > command.max_args:
+        say(f"usage: {command.usage}")
         return
-    say(f"model: {session.config.model} ({ctx.resolved.profile})")
+    await command.run(chat, args)

@@ -1,4 +1,5 @@
 """The ``robota`` command: ``robota run "task"``, ``robota chat``, ``robota sessions list|show``,
+``robota mcp list|add|remove|approve|deny`` (:mod:`robota.cli.mcp_commands`),
 ``robota eval run|compare`` (the ``evals`` extra; :mod:`robota.cli.evals`).
 
 Exit codes are :class:`~robota.cli.exit_codes.ExitCode`. With no credentials set, the command
@@ -17,6 +18,7 @@ from robota.cli.app import CliContext, build_context, discard_session, open_sess
 from robota.cli.chat import COMMANDS, PERMISSION_MODES, chat_loop
 from robota.cli.evals.commands import add_eval_parser, run_eval
 from robota.cli.exit_codes import ExitCode
+from robota.cli.mcp_commands import add_mcp_parser, run_mcp
 from robota.cli.providers import estimate_cost
 from robota.cli.render import EventPrinter, format_usage
 from robota.cli.turn import exit_for, run_turn, say, was_answered
@@ -69,6 +71,12 @@ def _common(parser: argparse.ArgumentParser) -> None:
         help="use an answer cut at the output token limit instead of failing (exit 4)",
     )
     parser.add_argument("--no-title", action="store_true", help="do not name new sessions")
+    parser.add_argument(
+        "--web-search",
+        action="store_true",
+        help="let the model use the provider's hosted web search on every turn (Anthropic, "
+        "OpenAI Responses, Gemini models that offer it; exit 3 before any request otherwise)",
+    )
     parser.add_argument(
         "--timeout",
         type=_positive_seconds,
@@ -150,6 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     show.add_argument("id")
     add_eval_parser(sub)
+    add_mcp_parser(sub)
     return parser
 
 
@@ -230,6 +239,7 @@ async def _chat(args: argparse.Namespace) -> ExitCode:
         async with await open_session(ctx, args) as session:
             session.subscribe(waiting)
             session.subscribe(printer)
+            await session.warmup()  # MCP servers connect before the first prompt
             _error(f"session {session.id} — {COMMANDS}")
             code = await chat_loop(ctx, session, printer, waiting)
             keep = not new or was_answered(session)
@@ -292,6 +302,8 @@ async def _dispatch(args: argparse.Namespace) -> ExitCode:
             return await _chat(args)
         if args.command == "eval":
             return await run_eval(args)
+        if args.command == "mcp":
+            return await run_mcp(args)
         return await _sessions(args)
     except ConfigurationError as exc:
         _error(str(exc) + _hint(exc))

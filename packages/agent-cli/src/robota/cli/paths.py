@@ -2,8 +2,8 @@
 location (the framework infers none).
 
 ``$ROBOTA_HOME`` (default ``~/.robota``) holds ``settings.json`` (user layer), ``sessions.db``,
-``logs/`` (JSONL event logs), ``trust.json``, ``agents/`` (subagent definitions) and
-``background/``; all created
+``logs/`` (JSONL event logs), ``trust.json``, ``mcp-approvals.json`` (answers about projects'
+MCP servers), ``agents/`` (subagent definitions) and ``background/``; all created
 owner-only. A trusted workspace contributes ``<workspace>/.robota/settings.json`` and its
 ``AGENTS.md`` / ``CLAUDE.md``.
 """
@@ -46,6 +46,11 @@ class CliPaths:
     @property
     def trust_file(self) -> Path:
         return self.home / "trust.json"
+
+    @property
+    def mcp_approvals(self) -> Path:
+        """The user's answers about projects' MCP servers (owner-only)."""
+        return self.home / "mcp-approvals.json"
 
     @property
     def background(self) -> Path:

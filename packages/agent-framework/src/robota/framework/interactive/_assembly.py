@@ -72,6 +72,8 @@ class SessionAssembly:
 
         def _forward(self, event: Event) -> None: ...
 
+        def _mcp_tools(self) -> list[Tool]: ...
+
     @staticmethod
     def _assemble_prompt(config: SessionConfig) -> str | None:
         files = discover_instructions(config.user_instruction_roots, contained=False)
@@ -163,7 +165,8 @@ class SessionAssembly:
 
     def _build_agent(self, history: Sequence[Message]) -> Agent:
         gates = self._gates()
-        composed = compose_tools(self._default_tier(), self.config.additional_tools)
+        additional = [*self.config.additional_tools, *self._mcp_tools()]  # MCP: issue #18
+        composed = compose_tools(self._default_tier(), additional)
         dropped = composed.dropped
         spawn = self._subagent_tools(composed.tools, gates)
         if spawn:
@@ -187,4 +190,5 @@ class SessionAssembly:
             history=tuple(history),
             journal=self.config.journal,
             retry=agent_retry(self.config.provider),  # a fallback chain's rule wins (.chain)
+            hosted_tools=self.config.hosted_tools,
         )

@@ -4,10 +4,11 @@ caller; restricted trust is the default)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from robota.core.capabilities import HostedTool
 from robota.core.errors import ConfigurationError
 from robota.core.events import EventSink
 from robota.core.gate import ToolGate
@@ -18,6 +19,7 @@ from robota.core.provider import Provider
 from robota.core.settings import ModelSettings
 from robota.core.tools.base import Tool
 from robota.framework.interactive.chain import chain_of
+from robota.framework.mcp import McpApprovalStore, McpApprover, McpToolFilter
 from robota.framework.settings import Settings
 from robota.framework.trust.access import TrustedWorkspace, WorkspaceAuthorityError
 from robota.session import EventLog, SessionStore
@@ -88,6 +90,20 @@ class SessionConfig:
             session, one writer"): a running turn renews it every third of this; a host that
             died blocks others for at most this long; an idle session may be taken over by
             another host after this long. Must be > 0.
+        hosted_tools: Vendor-run tools (:class:`~robota.core.capabilities.HostedTool`, e.g.
+            web search) put on every normal round's request of every turn; checked against
+            the model's stated capabilities before each turn's first request (refused with
+            :class:`~robota.core.errors.UnsupportedCapabilityError`, nothing sent). Change them
+            between turns with :meth:`InteractiveSession.set_hosted_tools`.
+        mcp_approvals: Where answers about a project's MCP servers are remembered (per
+            workspace, server and definition; :class:`~robota.framework.mcp.McpApprovalStore`).
+            None: not remembered (asked in every session when ``mcp_approver`` is set).
+        mcp_approver: Asks the user whether a project's MCP server may start (when the session
+            opens, once per definition); None leaves such servers ``awaiting-approval``.
+        mcp_env: Where ``${VAR}`` references in MCP server definitions are read (None:
+            ``os.environ``).
+        mcp_tool_filter: Shapes each connected MCP server's offered tools at runtime (seed 004,
+            ``mcp:tools:filter``; :data:`~robota.framework.mcp.McpToolFilter`).
     """
 
     provider: Provider
@@ -122,6 +138,11 @@ class SessionConfig:
     sandbox: Sandbox | None = None
     sandbox_hidden_paths: Sequence[Path] = ()
     lease_ttl: float = 60.0
+    hosted_tools: frozenset[HostedTool] = frozenset()
+    mcp_approvals: McpApprovalStore | None = None
+    mcp_approver: McpApprover | None = None
+    mcp_env: Mapping[str, str] | None = None
+    mcp_tool_filter: McpToolFilter | None = None
 
     def __post_init__(self) -> None:
         """Refuse a trust decision that does not cover the workspace (seed 003, "No public

@@ -56,6 +56,8 @@ from robota.core.usage import Usage
 from robota.framework.checkpoints import CheckpointStore, RestoreReport
 from robota.framework.interactive._assembly import SessionAssembly
 from robota.framework.interactive._compaction import SessionCompaction
+from robota.framework.interactive._hosted import SessionHostedTools
+from robota.framework.interactive._mcp import SessionMcp
 from robota.framework.interactive._wiring import Forwarder, hooks_of
 from robota.framework.interactive.breakdown import ContextBreakdown, context_breakdown
 from robota.framework.interactive.chain import turn_scope
@@ -72,7 +74,7 @@ from robota.tools.sandbox import detect_sandbox
 __all__ = ["InteractiveSession", "hooks_of"]
 
 
-class InteractiveSession(SessionAssembly, SessionCompaction):
+class InteractiveSession(SessionAssembly, SessionCompaction, SessionHostedTools, SessionMcp):
     """One conversation with a host. Build it with :meth:`start`, :meth:`resume` or
     :meth:`fork_of`; close it with :meth:`shutdown` (or ``async with``).
 
@@ -151,6 +153,7 @@ class InteractiveSession(SessionAssembly, SessionCompaction):
         """Who answers an ask: ``PermissionRequest``/``Notification`` hooks first, then a
         person through :attr:`prompts` (a denial when no surface is attached)."""
         self.permission_gate = PermissionGate(self._permission_context(config.permission_mode))
+        self._mcp = self._mcp_hub()  # MCP servers from settings (._mcp; issue #18)
         self.agent = self._build_agent(record.messages)
 
     # -- construction ------------------------------------------------------------------------
@@ -229,6 +232,7 @@ class InteractiveSession(SessionAssembly, SessionCompaction):
             if notice is not None:
                 session._forward(notice)
             await session._dispatch_start()
+            await session._mcp_open()  # asks about new project MCP servers; starts nothing
         return session
 
     @staticmethod
@@ -360,6 +364,7 @@ class InteractiveSession(SessionAssembly, SessionCompaction):
         async with self._busy:
             await self._claim_lease()  # a second host is refused here, before anything runs
             async with self._renewing():
+                await self._mcp_before_turn()  # first turn: connect MCP servers (._mcp)
                 submitted = await self._hooks.dispatch(
                     HookEventName.USER_PROMPT_SUBMIT,
                     UserPromptSubmitInput(prompt=prompt, **self._hook_common()),
@@ -536,6 +541,7 @@ class InteractiveSession(SessionAssembly, SessionCompaction):
         async with self._busy:
             try:
                 await self.agent.aclose()
+                await self._mcp_close()
                 await self._hooks.dispatch(
                     HookEventName.SESSION_END,
                     SessionEndInput(reason="other", **self._hook_common()),

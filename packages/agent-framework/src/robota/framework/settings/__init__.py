@@ -10,8 +10,15 @@ from robota.framework.settings.layers import (
     load_settings,
     merge_layers,
 )
+from robota.framework.settings.mcp import (
+    HttpMcpServer,
+    McpServerSettings,
+    StdioMcpServer,
+    check_server_name,
+)
 from robota.framework.settings.model import (
     HookEntry,
+    McpScope,
     PermissionModeName,
     PermissionSettings,
     ProviderProfile,
@@ -29,7 +36,10 @@ from robota.framework.settings.startup_env import is_startup_variable
 __all__ = [
     "BUILTIN_PROFILES",
     "HookEntry",
+    "HttpMcpServer",
     "LayerTier",
+    "McpScope",
+    "McpServerSettings",
     "PermissionModeName",
     "PermissionSettings",
     "ProviderProfile",
@@ -38,10 +48,12 @@ __all__ = [
     "SandboxSettings",
     "Settings",
     "SettingsFileError",
+    "StdioMcpServer",
     "TrustLevel",
     "UntrustedSettingError",
     "cap_mode",
     "check_project_layer",
+    "check_server_name",
     "is_startup_variable",
     "load_layer",
     "load_settings",

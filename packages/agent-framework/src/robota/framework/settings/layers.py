@@ -31,6 +31,12 @@ in ``docs/guides/settings.md``):
   (:mod:`robota.framework.settings.startup_env`) is refused from a project layer.
 - ``sandbox.network``: only the user layer or the host can turn it on; a project layer or the
   policy can only turn it off.
+- ``mcp_servers``: merged per server name, a later layer replacing the whole entry; a
+  project-tier layer cannot replace a server the user's layer (or the host) defines (its entry
+  is ignored, with a warning), and may not declare ``tool_risk``
+  (:class:`UntrustedSettingError`). The merged settings remember each server's tier
+  (:meth:`Settings.mcp_scope`): a project server starts only once the user approved it
+  (:mod:`robota.framework.mcp`).
 
 A missing file is an empty layer; an existing file that cannot be read or parsed raises
 :class:`SettingsFileError` naming the file and the parse message.
@@ -48,8 +54,10 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 from robota.core.permissions import PermissionMode
 from robota.framework.settings.builtin import BUILTIN_PROFILES
 from robota.framework.settings.errors import SettingsFileError, UntrustedSettingError
+from robota.framework.settings.mcp import McpServerSettings
 from robota.framework.settings.model import (
     HookEntry,
+    McpScope,
     PermissionModeName,
     PermissionSettings,
     ProviderProfile,
@@ -125,7 +133,8 @@ def check_project_layer(layer: Settings, *, path: Path | None = None) -> None:
 
     Raises:
         UntrustedSettingError: ``env`` names a start-up variable (``BASH_ENV``, ``LD_PRELOAD``,
-            ``PATH``...), or a provider profile sets ``api_key_env``.
+            ``PATH``...), a provider profile sets ``api_key_env``, or an MCP server declares
+            ``tool_risk``.
     """
     for name in layer.env:
         if is_startup_variable(name):
@@ -141,6 +150,14 @@ def check_project_layer(layer: Settings, *, path: Path | None = None) -> None:
                 f"providers.{profile_name}.api_key_env",
                 "a project cannot choose which of the user's environment variables is sent "
                 "as a credential; bind keys in the user's own settings",
+                path=path,
+            )
+    for server_name, server in layer.mcp_servers.items():
+        if server.tool_risk:
+            raise UntrustedSettingError(
+                f"mcp_servers.{server_name}.tool_risk",
+                "a declared risk decides whether the tool's calls ask; only the user's own "
+                "settings or the host may declare it",
                 path=path,
             )
 
@@ -248,6 +265,8 @@ def _merge(
     providers: dict[str, ProviderProfile] = {}
     env: dict[str, str] = {}
     network: bool | None = None
+    servers: dict[str, McpServerSettings] = {}
+    scopes: dict[str, McpScope] = {}
     extra: dict[str, object] = {}
     for index, (tier, layer) in enumerate(tagged):
         fields = layer.model_fields_set
@@ -274,6 +293,7 @@ def _merge(
             providers[name] = _merge_provider(base, profile, tier=tier)
         env.update(layer.env)
         network = _merge_sandbox(SandboxSettings(network=network), layer.sandbox, tier=tier)
+        _merge_servers(servers, scopes, layer, tier=tier)
         extra.update(layer.extra)
     if policy is not None:
         index = len(tagged)
@@ -299,7 +319,7 @@ def _merge(
                 hook.tier,
             )
         merged_hooks[hook.event] = (*merged_hooks[hook.event], hook.entry)
-    return Settings(
+    merged = Settings(
         provider=provider,
         model=model,
         default_trust_level=trust,
@@ -311,8 +331,30 @@ def _merge(
         providers=providers,
         env=env,
         sandbox=SandboxSettings(network=network),
+        mcp_servers=servers,
         extra=extra,
     )
+    merged._mcp_scopes = scopes  # pyright: ignore[reportPrivateUsage]  # the merge's own record
+    return merged
+
+
+def _merge_servers(
+    servers: dict[str, McpServerSettings],
+    scopes: dict[str, McpScope],
+    layer: Settings,
+    *,
+    tier: LayerTier,
+) -> None:
+    for name, server in layer.mcp_servers.items():
+        if tier == "project" and scopes.get(name) in ("user", "host"):
+            _log.warning(
+                "project MCP server %r is ignored: the user's settings define a server of that "
+                "name",
+                name,
+            )
+            continue
+        servers[name] = server
+        scopes[name] = "project" if tier == "project" else "user" if tier == "user" else "host"
 
 
 def merge_layers(

@@ -15,7 +15,8 @@ Example ``settings.json``::
       "providers": {"local": {"type": "openai-compatible", "base_url": "http://127.0.0.1:8080/v1",
                                "model": "gemma3", "compat_profile": "llamacpp"}},
       "env": {},
-      "sandbox": {"network": false}
+      "sandbox": {"network": false},
+      "mcp_servers": {"files": {"command": "mcp-files", "args": ["."]}}
     }
 
 Unknown keys are refused (a typo must not silently disable a rule).
@@ -25,10 +26,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from robota.framework.settings.mcp import McpServerName, McpServerSettings
 
 __all__ = [
     "HookEntry",
+    "McpScope",
     "PermissionModeName",
     "PermissionSettings",
     "ProviderProfile",
@@ -40,6 +43,11 @@ __all__ = [
 TrustLevel = Literal["restricted", "trusted"]
 """Workspace trust: ``restricted`` (default) reads no project settings, hooks, skills or
 instruction files."""
+
+McpScope = Literal["user", "project", "host"]
+"""Who declared an MCP server: the user's layer, a project-tier layer (project or local file:
+approved per server before it starts), or the host (its own layer, or a :class:`Settings` built
+in code and never merged)."""
 
 PermissionModeName = Literal["plan", "default", "accept_edits", "bypass"]
 """Permission modes, most restrictive first."""
@@ -133,4 +141,16 @@ class Settings(_Strict):
     """Environment variables added to the ``shell`` tool's (fresh) environment."""
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     """The shell sandbox (see :class:`SandboxSettings`)."""
+    mcp_servers: dict[McpServerName, McpServerSettings] = Field(
+        default_factory=dict[str, McpServerSettings]
+    )
+    """MCP servers by name (see :mod:`robota.framework.settings.mcp`); merged per name, and a
+    project layer cannot replace a server the user's layer defines."""
     extra: dict[str, Any] = Field(default_factory=dict[str, Any])
+    _mcp_scopes: dict[str, McpScope] = PrivateAttr(default_factory=dict[str, McpScope])
+
+    def mcp_scope(self, name: str) -> McpScope:
+        """Which layer declared the MCP server ``name`` in merged settings (``user`` or
+        ``project``; ``host`` for the host's layer and for servers of a :class:`Settings`
+        that was not produced by merging layers)."""
+        return self._mcp_scopes.get(name, "host")

@@ -15,8 +15,8 @@ try:
         StdioServerConfig,
         parse_server_configs,
     )
-    from robota.tools.mcp.errors import McpServerError
-    from robota.tools.mcp.events import McpServerConnected, McpServerFailed
+    from robota.tools.mcp.errors import McpAuthorizationRequired, McpServerError
+    from robota.tools.mcp.events import McpServerConnected, McpServerFailed, McpServerNeedsLogin
     from robota.tools.mcp.tool import McpTool, namespaced_name
     from robota.tools.mcp.toolset import McpServerFailure, McpToolset
 except ImportError as error:
@@ -24,11 +24,13 @@ except ImportError as error:
 
 __all__ = [
     "HttpServerConfig",
+    "McpAuthorizationRequired",
     "McpServerConfig",
     "McpServerConnected",
     "McpServerError",
     "McpServerFailed",
     "McpServerFailure",
+    "McpServerNeedsLogin",
     "McpTool",
     "McpToolset",
     "StdioServerConfig",

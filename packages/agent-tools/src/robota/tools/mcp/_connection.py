@@ -28,6 +28,7 @@ from mcp.types import CallToolResult, PaginatedRequestParams
 from mcp.types import Tool as McpToolInfo
 from mcp.types.jsonrpc import CONNECTION_CLOSED
 from robota.tools.mcp.config import HttpServerConfig, StdioServerConfig
+from robota.tools.mcp.errors import McpAuthorizationRequired
 
 __all__ = ["MAX_LIST_PAGES", "ServerConnection"]
 
@@ -84,6 +85,7 @@ class ServerConnection:
         self._shutdown = anyio.Event()
         self._finished = anyio.Event()
         self._scope: anyio.CancelScope | None = None
+        self._unauthorized: str | None = None  # WWW-Authenticate of a 401 while connecting
 
     @property
     def name(self) -> str:
@@ -106,8 +108,15 @@ class ServerConnection:
                 yield streams
         else:
             client = create_mcp_http_client(headers=dict(config.headers))
+            client.event_hooks["response"].append(self._observe)
             async with client, streamable_http_client(config.url, http_client=client) as streams:
                 yield streams
+
+    async def _observe(self, response: Any) -> None:
+        """Remember a 401 seen before the connection is ready (the SDK reports it only as a
+        generic JSON-RPC error)."""
+        if response.status_code == 401 and self.state == "connecting":
+            self._unauthorized = str(response.headers.get("www-authenticate", ""))
 
     async def serve(self) -> None:
         """Run the connection until :meth:`close` (call from the owning task group).
@@ -133,6 +142,14 @@ class ServerConnection:
                     f"{self.config.connect_timeout:g} s"
                 )
         except Exception as error:  # a failing server must not stop the run
+            if self._unauthorized is not None:
+                auth = McpAuthorizationRequired(
+                    server=self.name,
+                    url=getattr(self.config, "url", ""),
+                    www_authenticate=self._unauthorized,
+                )
+                auth.__cause__ = error
+                error = auth
             self.error = error
             _log.warning("MCP server %r failed: %s: %s", self.name, type(error).__name__, error)
         finally:

@@ -31,8 +31,8 @@ from robota.core.events import EventSink, emit_all
 from robota.core.tools.base import Tool
 from robota.tools.mcp._connection import ServerConnection
 from robota.tools.mcp.config import HttpServerConfig, StdioServerConfig
-from robota.tools.mcp.errors import McpServerError
-from robota.tools.mcp.events import McpServerConnected, McpServerFailed
+from robota.tools.mcp.errors import McpAuthorizationRequired, McpServerError
+from robota.tools.mcp.events import McpServerConnected, McpServerFailed, McpServerNeedsLogin
 from robota.tools.mcp.tool import McpTool
 
 __all__ = ["McpServerFailure", "McpToolset"]
@@ -56,7 +56,8 @@ class McpToolset:
 
     Args:
         servers: Server configurations (names must be unique).
-        sinks: Event sinks receiving ``mcp.server_connected`` / ``mcp.server_failed``.
+        sinks: Event sinks receiving ``mcp.server_connected``, ``mcp.server_failed`` and
+            ``mcp.server_needs_login`` (an HTTP server answered 401 while connecting).
 
     Use as ``async with McpToolset(servers) as toolset:`` (or ``await toolset.__aenter__()``
     and ``await toolset.aclose()`` from the same task): the task group holding the connections
@@ -150,6 +151,11 @@ class McpToolset:
             error = connection.error
             text = "unknown error" if error is None else f"{type(error).__name__}: {error}"
             self.failures.append(McpServerFailure(server=config.name, error=text))
+            if isinstance(error, McpAuthorizationRequired) and isinstance(config, HttpServerConfig):
+                login = McpServerNeedsLogin(
+                    server=config.name, url=config.url, www_authenticate=error.www_authenticate
+                )
+                emit_all(self.sinks, login)
             emit_all(self.sinks, McpServerFailed(server=config.name, error=text))
             return
         tools: list[McpTool] = []
@@ -188,6 +194,23 @@ class McpToolset:
         order."""
         await self.warmup()
         return [tool for name in self._connections for tool in self._tools.get(name, [])]
+
+    def catalog(self, server: str) -> list[str]:
+        """Every tool ``server`` listed (its own names, before the enabled/disabled filters;
+        seed 004, ``mcp:tools:catalog``), or ``[]`` before it connected.
+
+        Raises:
+            KeyError: for a server that is not configured.
+        """
+        return [info.name for info in self._connections[server].tools]
+
+    def error(self, server: str) -> BaseException | None:
+        """Why ``server`` failed or ended, once it did (None otherwise).
+
+        Raises:
+            KeyError: for a server that is not configured.
+        """
+        return self._connections[server].error
 
     @property
     def servers(self) -> dict[str, str]:

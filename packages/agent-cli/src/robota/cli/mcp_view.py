@@ -1,0 +1,175 @@
+"""MCP servers in the ``robota`` command's sessions (issue #18): the status table shown by
+``robota mcp list`` and ``/mcp``, the question asked about a project's server, and the stderr
+lines about servers that did not start."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Protocol, TextIO
+
+from robota.cli.line_input import InputInterrupted, LineReader
+from robota.core.events import Event
+from robota.framework.interactive import InteractiveSession
+from robota.framework.mcp import McpApprovalRequest, McpServerStatus
+
+__all__ = [
+    "HINTS",
+    "McpNotices",
+    "TerminalMcpApprover",
+    "mcp_command",
+    "quiet_library_logs",
+    "report_mcp",
+    "status_lines",
+]
+
+HINTS = {
+    "awaiting-approval": "answer in `robota chat`, or run `robota mcp approve {name}`",
+    "denied": "run `robota mcp approve {name}` to allow it",
+    "untrusted": "trust the workspace (robota chat asks; --trust) to use it",
+    "needs-login": "it answered 401: give it credentials, e.g. a header with ${{VAR}}",
+    "disabled": 'set "enabled": true in settings to use it',
+}
+"""What the user can do about a server in each state (``{name}``: the server)."""
+
+
+def status_lines(statuses: Sequence[McpServerStatus]) -> list[str]:
+    """The status table: one row per server (name, scope, transport, state, tool count,
+    target), and under a row that did not connect, why and what to do."""
+    if not statuses:
+        return ["no MCP servers configured (add one: robota mcp add NAME -- COMMAND ARGS...)"]
+    header = ("NAME", "SCOPE", "TRANSPORT", "STATUS", "TOOLS", "TARGET")
+    rows = [
+        (
+            s.name,
+            s.scope,
+            s.transport,
+            s.state,
+            str(len(s.tools)) if s.state == "connected" else "-",
+            s.target,
+        )
+        for s in statuses
+    ]
+    widths = [max(len(r[i]) for r in (header, *rows)) for i in range(len(header) - 1)]
+    lines: list[str] = []
+    for row, status in zip((header, *rows), (None, *statuses), strict=True):
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+        lines.append("  ".join([*cells, row[-1]]).rstrip())
+        if status is None or status.state in ("connected", "pending"):
+            continue
+        if status.error:
+            lines.append(f"    {status.error}")
+        hint = HINTS.get(status.state)
+        if hint:
+            lines.append(f"    ({hint.format(name=status.name)})")
+    return lines
+
+
+class _Chat(Protocol):
+    @property
+    def session(self) -> InteractiveSession: ...
+
+
+async def mcp_command(chat: _Chat, args: Sequence[str]) -> None:
+    """``/mcp`` in ``robota chat``: the session's MCP servers as ``robota mcp list`` shows
+    them (on stderr)."""
+    sys.stderr.write("".join(f"{line}\n" for line in status_lines(chat.session.mcp_servers)))
+    sys.stderr.flush()
+
+
+def quiet_library_logs() -> None:
+    """Keep the MCP library's log warnings off the terminal (the CLI says it itself, once,
+    prefixed ``robota:``)."""
+    logging.getLogger("robota.tools.mcp").addHandler(logging.NullHandler())
+    logging.getLogger("robota.tools.mcp").propagate = False
+
+
+class McpNotices:
+    """An event sink writing one stderr line when a server fails while the session connects
+    (``robota: MCP server 'x' failed (...)``), or answers 401 (``... needs login``)."""
+
+    def __init__(self, err: TextIO | None = None) -> None:
+        self._err = err
+        self._login: set[str] = set()
+
+    def emit(self, event: Event) -> None:
+        server = str(getattr(event, "server", "?"))
+        if event.type == "mcp.server_needs_login":
+            self._login.add(server)
+            line = (
+                f"robota: MCP server {server!r} needs login (it answered 401 Unauthorized); "
+                "going on without it"
+            )
+        elif event.type == "mcp.server_failed" and server not in self._login:
+            error = getattr(event, "error", "")
+            line = f"robota: MCP server {server!r} failed ({error}); going on without it"
+        else:
+            return
+        err = self._err or sys.stderr
+        err.write(line + "\n")
+        err.flush()
+
+
+def report_mcp(session: InteractiveSession, err: TextIO | None = None) -> None:
+    """Subscribe :class:`McpNotices` and say once on stderr which configured servers will not
+    start (waiting for approval, denied, untrusted, or an unusable definition)."""
+    if not session.mcp_servers:
+        return
+    quiet_library_logs()
+    session.subscribe(McpNotices(err))
+    out = err or sys.stderr
+    for status in session.mcp_servers:
+        if status.state in ("pending", "connected", "disabled"):
+            continue
+        hint = HINTS.get(status.state, "")
+        why = f": {status.error}" if status.error and status.state == "failed" else ""
+        out.write(
+            f"robota: MCP server {status.name!r} ({status.scope}) is {status.state}{why}"
+            + (f"; {hint.format(name=status.name)}" if hint else "")
+            + "\n"
+        )
+    out.flush()
+
+
+def _describe(request: McpApprovalRequest) -> Iterable[str]:
+    verb = "run" if request.transport == "stdio" else "connect to"
+    yield f"\n? The project's settings want to {verb} MCP server {request.server!r}:"
+    yield f"    {request.target}"
+    if request.cwd:
+        yield f"    in {request.cwd}"
+    if request.env:
+        yield f"    setting {', '.join(request.env)} in its environment"
+    if request.variables:
+        passed = ", ".join(f"${v}" for v in request.variables)
+        yield f"    and passing it your {passed}"
+    if request.transport == "stdio":
+        yield "  It runs with your account's rights."
+    yield "  Allow it for this workspace? (asked again if its definition changes) [y/N] "
+
+
+class TerminalMcpApprover:
+    """Asks at the terminal whether a project's MCP server may start; only ``y``/``yes``
+    approves (end of input and Ctrl-C deny).
+
+    Args:
+        lines: Standard input as lines (shared with the chat prompt).
+        err: Where the question is written.
+    """
+
+    def __init__(self, *, lines: LineReader, err: TextIO | None = None) -> None:
+        self._lines = lines
+        self._err = err
+
+    async def __call__(self, request: McpApprovalRequest) -> bool:
+        err = self._err or sys.stderr
+        err.write("\n".join(_describe(request)))
+        err.flush()
+        try:
+            answer = await self._lines.read_line()
+        except InputInterrupted:
+            answer = None
+        approved = answer is not None and answer.strip().lower() in ("y", "yes")
+        err.write(f"  ({'approved' if approved else 'denied'}: {request.server})\n")
+        err.flush()
+        return approved
