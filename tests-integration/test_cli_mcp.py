@@ -215,7 +215,7 @@ def test_a_project_server_is_not_started_until_approved(host: Host, tmp_path: Pa
     assert "awaiting-approval" in waiting.stdout
     assert not record.exists()
 
-    assert _robota(host, "mcp", "approve", "proj").returncode == 0
+    assert _robota(host, "mcp", "approve", "proj", "--yes").returncode == 0
     assert _mode(host.home / "mcp-approvals.json") == 0o600
     approved = _robota(host, "mcp", "list", "--trust")
     assert "connected" in approved.stdout.split()

@@ -60,6 +60,7 @@ PACKAGES: dict[str, tuple[str, str]] = {
     "robota-agent-durable-dbos": ("agent-durable-dbos", "durable.dbos"),
     "robota-agent-framework": ("agent-framework", "framework"),
     "robota-agent-cli": ("agent-cli", "cli"),
+    "robota-agent-evals": ("agent-evals", "evals"),
 }
 DISTS = sorted(PACKAGES)
 
@@ -101,10 +102,21 @@ EXPECTED_HEAVY: dict[str, frozenset[str]] = {
     # google-genai -> google-auth -> cryptography
     "robota-agent-provider-google": frozenset({"google-genai", "cryptography"}),
     "robota-agent-durable-dbos": frozenset({"dbos", "sqlalchemy"}),
-    # the CLI speaks to all three providers
+    # the CLI speaks to all three providers and connects MCP servers from settings
     "robota-agent-cli": frozenset(
-        {"openai", "anthropic", "google-genai", "cryptography", "opentelemetry-api"}
+        {
+            "openai",
+            "anthropic",
+            "google-genai",
+            "cryptography",
+            "opentelemetry-api",
+            "mcp",
+            "starlette",
+            "uvicorn",
+        }
     ),
+    # evaluations read the agent's OpenTelemetry spans through the SDK
+    "robota-agent-evals": frozenset({"opentelemetry-api", "opentelemetry-sdk"}),
 }
 
 _CLEAN_ENV_KEEP = ("PATH", "HOME", "SSL_CERT_FILE", "UV_CACHE_DIR", "XDG_CACHE_HOME", "LANG")
@@ -367,6 +379,7 @@ _ALL_WITH_EXTRAS = (
     "robota-agent-plugin[otel,prices]",
     "robota-agent-durable-dbos",
     "robota-agent-executor",
+    "robota-agent-evals[record,prices]",
 )
 
 
@@ -642,6 +655,7 @@ FLOOR_CASES = [
     ),
     FloorCase("robota-agent-tools", ("mcp",), (), ("smoke", "extra:mcp")),
     FloorCase("robota-agent-plugin", ("otel", "prices"), (), ("smoke", "extra:plugin")),
+    FloorCase("robota-agent-evals", ("record", "prices"), (), ("smoke",)),
 ]
 
 
@@ -930,7 +944,9 @@ def test_version_attribute_matches_metadata(name: str, venvs: Venvs) -> None:
 
 
 def test_namespace_survives_many_portions_and_an_uninstall(built: Built, venvs: Venvs) -> None:
-    python = venvs.get("namespace", [built.wheel("robota-agent-cli"), "robota-agent-plugin"])
+    python = venvs.get(
+        "namespace", [built.wheel("robota-agent-cli"), "robota-agent-plugin", "robota-agent-evals"]
+    )
     portions = [p for n, (_, p) in PACKAGES.items() if n != "robota-agent-durable-dbos"]
     ok(run([python, "-c", "; ".join(f"import robota.{p}" for p in portions)]))
     ok(run([uv(), "pip", "uninstall", "-q", "-p", python, "robota-agent-provider-google"]))
@@ -986,6 +1002,11 @@ try:
     elif which == "core-keyring":
         from robota.core.host.credentials import KeyringCredentialStore
         KeyringCredentialStore().get("svc", "acct")
+    elif which == "evals-record":
+        import os, tempfile
+        from robota.evals.recording import record_cassette
+        with record_cassette(os.path.join(tempfile.mkdtemp(), "c.yaml"), mode="overwrite"):
+            pass
 except Exception as error:
     print(type(error).__name__)
     print(error)
@@ -1000,6 +1021,7 @@ EXTRA_CASES = {
     "core-cassettes": ("robota-agent-core", 'pip install "robota-agent-core[cassettes]"'),
     "openai-replay": ("robota-agent-provider-openai", 'pip install "robota-agent-core[cassettes]"'),
     "core-keyring": ("robota-agent-core", 'pip install "robota-agent-core[keyring]"'),
+    "evals-record": ("robota-agent-evals", 'pip install "robota-agent-evals[record]"'),
 }
 
 

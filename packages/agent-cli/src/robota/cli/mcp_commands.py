@@ -5,7 +5,14 @@ atomically (a temporary file renamed over it): the user's ``$ROBOTA_HOME/setting
 owner-only (0600), a project's ``.robota/settings.json`` (or ``settings.local.json``) with its
 current mode (0644 when new). The result is validated as a whole before anything is written, so
 a command never leaves a file the next run would refuse. A server added to a project's file by
-the user is approved for this workspace at once (the user typed it).
+the user is approved for this workspace at once (the user typed it). A project file is meant to
+be shared, so ``add --scope project`` refuses a ``--header``/``--env`` value that looks like a
+credential (an ``Authorization``/``*key*``/``*token*``/``*secret*``/``*password*`` name with a
+literal value, no ``${VAR}``) unless ``--allow-literal-secret`` is given.
+
+``approve`` shows what it approves (the command line or URL, working directory, environment
+names and every ``${VAR}`` passed, as ``robota chat`` asks) and asks for confirmation on a
+terminal; without one it needs ``--yes``.
 
 ``list`` shows every configured server with its layer, transport, state and tool count; it
 starts the servers that may start to check them (``--no-connect``: it starts nothing), never a
@@ -18,17 +25,24 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from robota.cli.exit_codes import ExitCode
-from robota.cli.mcp_view import quiet_library_logs, status_lines
+from robota.cli.mcp_view import describe_request, quiet_library_logs, status_lines
 from robota.cli.paths import CliPaths
 from robota.core.errors import ConfigurationError
 from robota.core.host.owner_only import ensure_private_dir, write_private_file
-from robota.framework.mcp import McpApprovalStore, McpHub, server_digest
+from robota.framework.mcp import (
+    McpApprovalRequest,
+    McpApprovalStore,
+    McpHub,
+    approval_request,
+    server_digest,
+)
 from robota.framework.policy import load_policy, policy_path
 from robota.framework.settings import (
     Settings,
@@ -44,7 +58,9 @@ __all__ = ["MCP_EPILOG", "add_mcp_parser", "run_mcp"]
 
 MCP_EPILOG = (
     "exit codes: 0 ok, 1 unexpected error, 2 usage (a bad server name or option, a server "
-    "defined in several files without --scope), 3 configuration (an invalid or unsafe "
+    "defined in several files without --scope, a credential-looking literal --header/--env "
+    "value for --scope project without --allow-literal-secret, approve without a terminal "
+    "and without --yes), 3 configuration (an invalid or unsafe "
     "settings file, an insecure $ROBOTA_HOME, a server that already exists (add) or does not "
     "(remove, approve, deny)). `list` exits 0 whatever the servers' states."
 )
@@ -69,7 +85,7 @@ def add_mcp_parser(sub: Any) -> None:
         help="add a server: NAME -- COMMAND ARGS... (stdio) or NAME --url URL (HTTP)",
         epilog=MCP_EPILOG,
         usage="robota mcp add NAME [--scope user|project|local] [--env K=V]... "
-        "(--url URL [--header K=V]... | -- COMMAND [ARGS...])",
+        "[--allow-literal-secret] (--url URL [--header K=V]... | -- COMMAND [ARGS...])",
     )
     _add_options(add)
     add.add_argument("name")
@@ -93,6 +109,13 @@ def add_mcp_parser(sub: Any) -> None:
             verb, help=f"{text} a project's server in this workspace", epilog=MCP_EPILOG
         )
         decide.add_argument("name")
+        if verb == "approve":
+            decide.add_argument(
+                "--yes",
+                action="store_true",
+                help="approve without asking (required when stdin is not a terminal); what is "
+                "approved is shown first either way",
+            )
         _where(decide)
 
 
@@ -117,6 +140,13 @@ def _add_options(parser: argparse.ArgumentParser, *, defaults: bool = True) -> N
         choices=_SCOPES,
         default="user" if defaults else None,
         help="which file (default: user)",
+    )
+    parser.add_argument(
+        "--allow-literal-secret",
+        action="store_true",
+        default=False if defaults else None,
+        help="with --scope project: store a credential-looking --header/--env value that has "
+        "no ${VAR} reference as written (refused otherwise: the file is meant to be shared)",
     )
     parser.add_argument("--cwd", help="workspace (default: the current directory)")
 
@@ -143,7 +173,7 @@ def _split_add(args: argparse.Namespace) -> list[str]:
                 f"unexpected {' '.join(unknown)!r}; put the server's command after --: "
                 "robota mcp add NAME -- COMMAND ARGS..."
             )
-        for key in ("url", "scope", "cwd"):
+        for key in ("url", "scope", "cwd", "allow_literal_secret"):
             if getattr(parsed, key) is not None:
                 setattr(args, key, getattr(parsed, key))
         args.header = [*args.header, *(parsed.header or [])]
@@ -360,12 +390,48 @@ def _entry(args: argparse.Namespace, command: list[str]) -> dict[str, Any]:
     return entry
 
 
+_CREDENTIAL_NAME = re.compile(r"auth|key|token|secret|passw|cookie|credential", re.IGNORECASE)
+
+
+def _literal_secrets(entry: dict[str, Any]) -> list[str]:
+    """The ``--header``/``--env`` options of ``entry`` whose name looks like a credential's
+    and whose value is written out (no ``${VAR}`` reference)."""
+    found: list[str] = []
+    for key, option in (("headers", "--header"), ("env", "--env")):
+        values: dict[str, str] = entry.get(key, {})
+        for name, value in values.items():
+            if _CREDENTIAL_NAME.search(name) and value and "${" not in value:
+                found.append(f"{option} {name}")
+    return found
+
+
+def _check_secrets(args: argparse.Namespace, entry: dict[str, Any]) -> None:
+    """Refuse (or, with ``--allow-literal-secret``, warn about) a literal credential headed
+    for the shared project file.
+
+    Raises:
+        _Usage: a literal credential without ``--allow-literal-secret``.
+    """
+    literal = _literal_secrets(entry) if args.scope == "project" else []
+    if not literal:
+        return
+    advice = (
+        f"{', '.join(literal)} holds a literal value that looks like a credential, and the "
+        "project's settings file is meant to be shared: write it as a reference, e.g. "
+        "--header 'Authorization=Bearer ${MY_TOKEN}', and set MY_TOKEN in your environment"
+    )
+    if not args.allow_literal_secret:
+        raise _Usage(f"{advice} (or pass --allow-literal-secret to store it as written)")
+    _say(f"warning: {advice}; storing it as written (--allow-literal-secret)")
+
+
 def _add(args: argparse.Namespace, paths: CliPaths, root: Path, command: list[str]) -> ExitCode:
     try:
         check_server_name(args.name)
     except ValueError as exc:
         raise _Usage(str(exc)) from None
     entry = _entry(args, command)
+    _check_secrets(args, entry)
     path = _file(args.scope, paths, root)
     raw = _read(path)
     servers = _servers(raw, path)
@@ -423,12 +489,38 @@ def _decide(args: argparse.Namespace, paths: CliPaths, root: Path) -> ExitCode:
         raw = _read(path)
         if args.name in _servers(raw, path):
             server = _validated(raw, path, scope).mcp_servers[args.name]
-            decision = "approved" if args.action == "approve" else "denied"
             store = McpApprovalStore(path=paths.mcp_approvals)
-            store.set(workspace_identity(root), args.name, server_digest(server), decision)
+            identity, digest = workspace_identity(root), server_digest(server)
+            store.get(identity, args.name, digest)  # an unusable file fails before asking
+            if args.action == "approve":
+                stop = _confirm(args, path, approval_request(args.name, server))
+                if stop is not None:
+                    return stop
+            decision = "approved" if args.action == "approve" else "denied"
+            store.set(identity, args.name, digest, decision)
             print(f"{decision} MCP server {args.name!r} of {path} for {root}")
             return ExitCode.OK
     raise ConfigurationError(
         f"no project MCP server {args.name!r} in {root}/.robota/settings(.local).json "
         "(user servers need no approval)"
     )
+
+
+def _confirm(args: argparse.Namespace, path: Path, request: McpApprovalRequest) -> ExitCode | None:
+    """Show what ``approve`` would allow (on stderr); None to go on (``--yes``, or ``y`` at the
+    terminal), else the exit status: 2 without a terminal and ``--yes``, 0 for a "no"."""
+    sys.stderr.write("".join(f"{line}\n" for line in describe_request(request)))
+    sys.stderr.write(f"  (defined in {path})\n")
+    if args.yes:
+        return None
+    if not sys.stdin.isatty():
+        _say("stdin is not a terminal: pass --yes to approve what is shown above")
+        return ExitCode.USAGE
+    sys.stderr.write(
+        "  Allow it for this workspace? (asked again if its definition changes) [y/N] "
+    )
+    sys.stderr.flush()
+    if sys.stdin.readline().strip().lower() in ("y", "yes"):
+        return None
+    _say(f"not approved: {args.name}")
+    return ExitCode.OK

@@ -1,6 +1,11 @@
 """MCP servers in the ``robota`` command's sessions (issue #18): the status table shown by
 ``robota mcp list`` and ``/mcp``, the question asked about a project's server, and the stderr
-lines about servers that did not start."""
+lines about servers that did not start.
+
+Everything a project file or a server chose (names, command lines, URLs, working directories,
+environment names, error texts) is shown through :func:`shown`: a character that is not
+printable (an escape sequence, a carriage return, a newline, a bidirectional override) appears
+as its ``\\xNN`` / ``\\uNNNN`` escape, so the text cannot rewrite what the terminal shows."""
 
 from __future__ import annotations
 
@@ -18,9 +23,11 @@ __all__ = [
     "HINTS",
     "McpNotices",
     "TerminalMcpApprover",
+    "describe_request",
     "mcp_command",
     "quiet_library_logs",
     "report_mcp",
+    "shown",
     "status_lines",
 ]
 
@@ -34,6 +41,17 @@ HINTS = {
 """What the user can do about a server in each state (``{name}``: the server)."""
 
 
+def shown(text: str) -> str:
+    r"""``text`` with every non-printable character written as its Python escape.
+
+    >>> shown("srv \x1b[2K\r\u202eok")
+    'srv \\x1b[2K\\r\\u202eok'
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+
+
 def status_lines(statuses: Sequence[McpServerStatus]) -> list[str]:
     """The status table: one row per server (name, scope, transport, state, tool count,
     target), and under a row that did not connect, why and what to do."""
@@ -42,12 +60,12 @@ def status_lines(statuses: Sequence[McpServerStatus]) -> list[str]:
     header = ("NAME", "SCOPE", "TRANSPORT", "STATUS", "TOOLS", "TARGET")
     rows = [
         (
-            s.name,
+            shown(s.name),
             s.scope,
             s.transport,
             s.state,
             str(len(s.tools)) if s.state == "connected" else "-",
-            s.target,
+            shown(s.target),
         )
         for s in statuses
     ]
@@ -59,10 +77,10 @@ def status_lines(statuses: Sequence[McpServerStatus]) -> list[str]:
         if status is None or status.state in ("connected", "pending"):
             continue
         if status.error:
-            lines.append(f"    {status.error}")
+            lines.append(f"    {shown(status.error)}")
         hint = HINTS.get(status.state)
         if hint:
-            lines.append(f"    ({hint.format(name=status.name)})")
+            lines.append(f"    ({hint.format(name=shown(status.name))})")
     return lines
 
 
@@ -102,7 +120,7 @@ class McpNotices:
                 "going on without it"
             )
         elif event.type == "mcp.server_failed" and server not in self._login:
-            error = getattr(event, "error", "")
+            error = shown(str(getattr(event, "error", "")))
             line = f"robota: MCP server {server!r} failed ({error}); going on without it"
         else:
             return
@@ -123,28 +141,40 @@ def report_mcp(session: InteractiveSession, err: TextIO | None = None) -> None:
         if status.state in ("pending", "connected", "disabled"):
             continue
         hint = HINTS.get(status.state, "")
-        why = f": {status.error}" if status.error and status.state == "failed" else ""
+        why = f": {shown(status.error)}" if status.error and status.state == "failed" else ""
         out.write(
             f"robota: MCP server {status.name!r} ({status.scope}) is {status.state}{why}"
-            + (f"; {hint.format(name=status.name)}" if hint else "")
+            + (f"; {hint.format(name=shown(status.name))}" if hint else "")
             + "\n"
         )
     out.flush()
 
 
-def _describe(request: McpApprovalRequest) -> Iterable[str]:
+def describe_request(request: McpApprovalRequest) -> list[str]:
+    """What a project's server would run or reach, as lines: the command line or URL, its
+    working directory, the variables it sets and the ``${VAR}``s it is passed (every
+    project-chosen text through :func:`shown`). The terminal question and ``robota mcp
+    approve`` both show it."""
     verb = "run" if request.transport == "stdio" else "connect to"
-    yield f"\n? The project's settings want to {verb} MCP server {request.server!r}:"
-    yield f"    {request.target}"
+    lines = [
+        f"? The project's settings want to {verb} MCP server {request.server!r}:",
+        f"    {shown(request.target)}",
+    ]
     if request.cwd:
-        yield f"    in {request.cwd}"
+        lines.append(f"    in {shown(request.cwd)}")
     if request.env:
-        yield f"    setting {', '.join(request.env)} in its environment"
+        lines.append(f"    setting {', '.join(shown(n) for n in request.env)} in its environment")
     if request.variables:
-        passed = ", ".join(f"${v}" for v in request.variables)
-        yield f"    and passing it your {passed}"
+        passed = ", ".join(f"${shown(v)}" for v in request.variables)
+        lines.append(f"    and passing it your {passed}")
     if request.transport == "stdio":
-        yield "  It runs with your account's rights."
+        lines.append("  It runs with your account's rights.")
+    return lines
+
+
+def _describe(request: McpApprovalRequest) -> Iterable[str]:
+    yield ""
+    yield from describe_request(request)
     yield "  Allow it for this workspace? (asked again if its definition changes) [y/N] "
 
 

@@ -15,6 +15,7 @@ import argparse
 import sys
 
 from rich.console import Console
+from robota.cli.evals.commands import require_evals
 from robota.cli.evals.loading import (
     TargetSpecError,
     load_registry,
@@ -24,16 +25,20 @@ from robota.cli.evals.loading import (
 from robota.cli.evals.render import print_comparison, print_report, report_failed
 from robota.cli.exit_codes import ExitCode
 from robota.core.errors import ConfigurationError
-from robota.evals import (
+
+# the `evals` extra: a missing robota-agent-evals is a MissingExtraError naming it
+require_evals()
+
+from robota.evals import (  # noqa: E402
     EvalError,
     EvaluationReport,
     EvaluatorNotFoundError,
     Retry,
     TelemetryNotConfiguredError,
 )
-from robota.evals.comparison import Comparison, compare, save_comparison
-from robota.evals.io.datasets import load_dataset
-from robota.evals.io.reports import dump_report, load_report, save_report
+from robota.evals.comparison import Comparison, compare, save_comparison  # noqa: E402
+from robota.evals.io.datasets import load_dataset  # noqa: E402
+from robota.evals.io.reports import dump_report, load_report, save_report  # noqa: E402
 
 __all__ = ["eval_compare", "eval_run", "report_json"]
 

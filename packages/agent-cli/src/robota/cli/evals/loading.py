@@ -30,8 +30,11 @@ from robota.core.agent import Agent
 from robota.core.errors import ConfigurationError
 from robota.core.messages import UserMessage
 
+TracerProvider = Any
+"""An ``opentelemetry.sdk.trace.TracerProvider``: the SDK is robota-agent-evals' dependency, not
+this package's, so the CLI names the type without importing it."""
+
 if TYPE_CHECKING:
-    from opentelemetry.sdk.trace import TracerProvider
     from robota.evals import Task
     from robota.evals.io.registry import EvaluatorFactory, EvaluatorRegistry
 

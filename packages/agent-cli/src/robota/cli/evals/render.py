@@ -27,11 +27,16 @@ from typing import TextIO
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+from robota.cli.evals.commands import require_evals
 from robota.core.usage import Usage
-from robota.evals import CaseResult, EvaluationReport, EvaluatorResult, ReportAnalysis
-from robota.evals.comparison import AnalysisChange, CaseChange, Comparison, ResultChange, UsageDelta
-from robota.evals.evaluators.base import EvaluationValue
-from robota.evals.report import render_report, report_failed
+
+# the `evals` extra: a missing robota-agent-evals is a MissingExtraError naming it
+require_evals()
+
+from robota.evals import CaseResult, EvaluationReport, EvaluatorResult, ReportAnalysis  # noqa: E402
+from robota.evals.comparison import AnalysisChange, CaseChange, Comparison, ResultChange, UsageDelta  # noqa: E402
+from robota.evals.evaluators.base import EvaluationValue  # noqa: E402
+from robota.evals.report import render_report, report_failed  # noqa: E402
 
 __all__ = [
     "print_comparison",

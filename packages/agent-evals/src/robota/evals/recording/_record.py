@@ -248,6 +248,15 @@ def _mismatch_message(path: Path, request: Any, error: BaseException) -> str:
     what = f"{getattr(request, 'method', '?')} {getattr(request, 'uri', '?')}"
     reason = getattr(error, "reason", "")
     similar: Any = getattr(error, "similar_requests", None) or []
+    cassette: Any = getattr(error, "cassette", None)
+    if not reason and not similar and cassette is not None:
+        # vcrpy before 9 carries neither: ask its cassette for the closest recorded requests
+        try:
+            similar = cassette.find_requests_with_most_matches(request) or []
+        except Exception:  # a vcrpy without it: the message stays general
+            similar = []
+        if similar and not similar[0][2]:  # every matcher agreed: it was served already
+            reason = "already_played"
     if reason == "already_played":
         why = "every recorded interaction matching it was already served (each is served once)"
     else:

@@ -20,6 +20,7 @@ from robota.framework.mcp.status import (
     McpServerStatus,
     McpState,
     McpToolFilter,
+    approval_request,
     describe_target,
 )
 from robota.framework.mcp.variables import (
@@ -41,6 +42,7 @@ __all__ = [
     "McpState",
     "McpToolFilter",
     "McpVariableError",
+    "approval_request",
     "describe_target",
     "expand",
     "expand_server",

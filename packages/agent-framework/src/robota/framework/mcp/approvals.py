@@ -10,14 +10,23 @@ entry or working directory is a new definition and is asked about again; a denie
 until then. Tool filters, timeouts and ``enabled`` are not part of the digest (they change
 neither what runs nor where data goes).
 
+Several processes may answer at once (two chats, a chat and ``robota mcp approve``): each write
+reads, changes and replaces the file while holding an exclusive ``flock`` on the owner-only
+sibling ``<file>.lock``, so no answer written meanwhile is lost (POSIX; on Windows the write is
+unlocked).
+
 File shape: ``{"<workspace identity>": {"<server>": {"digest": "<sha256>", "decision":
 "approved" | "denied"}}}``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
+import sys
+from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -26,6 +35,7 @@ from robota.core.errors import ConfigurationError
 from robota.core.host.errors import OwnerOnlyError
 from robota.core.host.owner_only import (
     ensure_private_dir,
+    open_private_file,
     private_dir,
     read_private_file,
     write_private_file,
@@ -116,21 +126,46 @@ class McpApprovalStore:
         return decision if decision in ("approved", "denied") else None  # type: ignore[return-value]
 
     def set(self, workspace: str, server: str, digest: str, decision: McpDecision) -> None:
-        """Remember ``decision`` for this definition (replacing any earlier answer).
+        """Remember ``decision`` for this definition (replacing any earlier answer), reading
+        and rewriting the file under the lock (see the module docstring).
 
         Raises:
-            McpApprovalError: the file or its folder is unsafe, or the file is malformed.
+            McpApprovalError: the file, its lock file or its folder is unsafe, or the file is
+                malformed.
             OSError: the file cannot be written.
         """
-        data = self._read()
-        data.setdefault(workspace, {})[server] = {"digest": digest, "decision": decision}
-        encoded = json.dumps(data, indent=2, sort_keys=True).encode()
         try:
             ensure_private_dir(self.path.parent)
-            with private_dir(self.path.parent) as folder:
+            with private_dir(self.path.parent) as folder, _locked(self.path, folder):
+                data = self._read()
+                data.setdefault(workspace, {})[server] = {"digest": digest, "decision": decision}
+                encoded = json.dumps(data, indent=2, sort_keys=True).encode()
                 write_private_file(self.path, encoded, dir_fd=folder)
         except OwnerOnlyError as exc:
             raise McpApprovalError(self.path, exc.message) from exc
+
+
+@contextlib.contextmanager
+def _locked(path: Path, folder: int | None) -> Generator[None]:
+    """Hold an exclusive ``flock`` on ``<path>.lock`` (owner-only, created when missing, never
+    a link) in ``folder`` while the block runs; a no-op on Windows.
+
+    Raises:
+        OwnerOnlyError: the lock file is unsafe (a link, another account's, readable by others).
+    """
+    if sys.platform == "win32":  # pragma: no cover - no flock
+        yield
+        return
+    import fcntl
+
+    descriptor = open_private_file(
+        path.with_name(f"{path.name}.lock"), append=True, create=True, dir_fd=folder
+    )
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)  # releases the lock
 
 
 def _is_map(raw: object) -> bool:

@@ -33,20 +33,15 @@ from robota.core.tools.base import Tool
 from robota.framework.mcp._owner import DetachedOwner
 from robota.framework.mcp.approvals import McpApprovalStore, server_digest
 from robota.framework.mcp.status import (
-    McpApprovalRequest,
     McpApprover,
     McpServerSkipped,
     McpServerStatus,
     McpState,
     McpToolFilter,
+    approval_request,
     describe_target,
 )
-from robota.framework.mcp.variables import (
-    McpVariableError,
-    expand_server,
-    referenced_variables,
-    server_texts,
-)
+from robota.framework.mcp.variables import McpVariableError, expand_server
 from robota.framework.settings.mcp import HttpMcpServer, StdioMcpServer
 from robota.framework.settings.model import McpScope, Settings
 
@@ -223,15 +218,7 @@ class McpHub:
 
     async def _ask(self, name: str, server: StdioMcpServer | HttpMcpServer) -> None:
         assert self._approver is not None
-        request = McpApprovalRequest(
-            server=name,
-            transport=server.type,
-            target=describe_target(server),
-            variables=referenced_variables(server_texts(server)),
-            env=tuple(server.env) if isinstance(server, StdioMcpServer) else (),
-            cwd=server.cwd if isinstance(server, StdioMcpServer) else None,
-        )
-        approved = await self._approver(request)
+        approved = await self._approver(approval_request(name, server))
         if self._approvals is not None and self._workspace_id is not None:
             decision = "approved" if approved else "denied"
             self._approvals.set(self._workspace_id, name, server_digest(server), decision)

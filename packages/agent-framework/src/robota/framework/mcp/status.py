@@ -11,6 +11,7 @@ from typing import ClassVar, Literal
 
 from robota.core.events import Event
 from robota.core.tools.base import Tool
+from robota.framework.mcp.variables import referenced_variables, server_texts
 from robota.framework.settings.mcp import HttpMcpServer, StdioMcpServer
 from robota.framework.settings.model import McpScope
 
@@ -21,6 +22,7 @@ __all__ = [
     "McpServerStatus",
     "McpState",
     "McpToolFilter",
+    "approval_request",
     "describe_target",
 ]
 
@@ -105,6 +107,25 @@ class McpApprovalRequest:
     env: tuple[str, ...] = ()
     cwd: str | None = None
     source: str = "project settings"
+
+
+def approval_request(name: str, server: StdioMcpServer | HttpMcpServer) -> McpApprovalRequest:
+    """The question about project server ``name``: what :class:`McpHub` asks the approver and
+    what ``robota mcp approve`` shows before approving.
+
+    >>> request = approval_request("s", StdioMcpServer(command="srv", args=("-t", "${TOKEN}")))
+    >>> request.variables, request.env
+    (('TOKEN',), ())
+    """
+    stdio = isinstance(server, StdioMcpServer)
+    return McpApprovalRequest(
+        server=name,
+        transport=server.type,
+        target=describe_target(server),
+        variables=referenced_variables(server_texts(server)),
+        env=tuple(server.env) if stdio else (),
+        cwd=server.cwd if stdio else None,
+    )
 
 
 McpApprover = Callable[[McpApprovalRequest], Awaitable[bool]]

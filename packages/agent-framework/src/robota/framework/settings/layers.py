@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 from robota.core.permissions import PermissionMode
 from robota.framework.settings.builtin import BUILTIN_PROFILES
 from robota.framework.settings.errors import SettingsFileError, UntrustedSettingError
-from robota.framework.settings.mcp import McpServerSettings
+from robota.framework.settings.mcp import McpServerSettings, StdioMcpServer
 from robota.framework.settings.model import (
     HookEntry,
     McpScope,
@@ -134,7 +134,7 @@ def check_project_layer(layer: Settings, *, path: Path | None = None) -> None:
     Raises:
         UntrustedSettingError: ``env`` names a start-up variable (``BASH_ENV``, ``LD_PRELOAD``,
             ``PATH``...), a provider profile sets ``api_key_env``, or an MCP server declares
-            ``tool_risk``.
+            ``tool_risk`` or sets a start-up variable in its ``env``.
     """
     for name in layer.env:
         if is_startup_variable(name):
@@ -153,6 +153,14 @@ def check_project_layer(layer: Settings, *, path: Path | None = None) -> None:
                 path=path,
             )
     for server_name, server in layer.mcp_servers.items():
+        for name in server.env if isinstance(server, StdioMcpServer) else ():
+            if is_startup_variable(name):
+                raise UntrustedSettingError(
+                    f"mcp_servers.{server_name}.env.{name}",
+                    "it changes which program the server's command runs or what it loads; "
+                    "only the user's own settings or the host may set it",
+                    path=path,
+                )
         if server.tool_risk:
             raise UntrustedSettingError(
                 f"mcp_servers.{server_name}.tool_risk",

@@ -42,7 +42,7 @@ __all__ = [
     "check_server_name",
 ]
 
-_SERVER_NAME = re.compile(r"^[a-zA-Z0-9-]+(?:_[a-zA-Z0-9-]+)*$")
+_SERVER_NAME = re.compile(r"[a-zA-Z0-9-]+(?:_[a-zA-Z0-9-]+)*")
 
 
 def check_server_name(name: str) -> str:
@@ -52,7 +52,7 @@ def check_server_name(name: str) -> str:
     Raises:
         ValueError: otherwise.
     """
-    if len(name) > 40 or not _SERVER_NAME.match(name):
+    if len(name) > 40 or not _SERVER_NAME.fullmatch(name):
         raise ValueError(
             "an MCP server name is letters, digits, '-' and single '_' (no '__'), at most 40 "
             f"characters; got {name!r}"

@@ -5,6 +5,10 @@ decoded bytes; an embedded text resource a text part headed by its URI; an embed
 part (kind from its MIME type); a resource link a text line naming it. ``structuredContent`` is
 added as JSON text unless a text block already carries the same JSON value (servers SHOULD mirror
 it, per the spec's "Structured Content"). ``isError`` sets ``ToolReturn.is_error``.
+
+The text of one result is bounded (:data:`MAX_RESULT_CHARS` characters over all its text parts,
+the same order as the built-in tools' 50 000-byte output bound): what is over is cut and a last
+part says ``[N characters omitted ...]``, so a server cannot flood the context window.
 """
 
 from __future__ import annotations
@@ -27,7 +31,10 @@ from mcp.types import (
 from robota.core.messages import MediaKind, MediaPart, TextPart
 from robota.core.tools.base import ToolReturn
 
-__all__ = ["render_result"]
+__all__ = ["MAX_RESULT_CHARS", "render_result"]
+
+MAX_RESULT_CHARS = 100_000
+"""Characters of text kept from one MCP tool result (over all its text parts)."""
 
 
 def _media_kind(mime_type: str | None) -> MediaKind:
@@ -55,16 +62,43 @@ def _same_json(text: str, value: Any) -> bool:
         return False
 
 
-def render_result(result: CallToolResult) -> ToolReturn:
+def _bound(parts: list[TextPart | MediaPart], max_chars: int) -> list[TextPart | MediaPart]:
+    """``parts`` with at most ``max_chars`` characters of text, then a note saying how many
+    were omitted (media parts are kept)."""
+    kept: list[TextPart | MediaPart] = []
+    left = max_chars
+    omitted = 0
+    for part in parts:
+        if not isinstance(part, TextPart):
+            kept.append(part)
+            continue
+        if len(part.text) <= left:
+            kept.append(part)
+            left -= len(part.text)
+            continue
+        if left > 0:
+            kept.append(TextPart(text=part.text[:left]))
+        omitted += len(part.text) - left
+        left = 0
+    if omitted:
+        note = f"[{omitted} characters omitted: the MCP result was over {max_chars} characters]"
+        kept.append(TextPart(text=note))
+    return kept
+
+
+def render_result(result: CallToolResult, *, max_chars: int = MAX_RESULT_CHARS) -> ToolReturn:
     """Convert one MCP tool result.
 
     Args:
         result: The SDK's parsed ``CallToolResult``.
+        max_chars: Characters of text kept over all text parts (> 0); the rest is cut and a
+            last text part says how many characters were omitted.
 
     Returns:
         A :class:`ToolReturn` with one part per content block (base64 that does not decode
         becomes a text part saying so), plus the structured content as JSON text when present
-        and not mirrored; ``is_error`` copied from ``isError``.
+        and not mirrored, bounded to ``max_chars`` characters of text; ``is_error`` copied from
+        ``isError``.
     """
     parts: list[TextPart | MediaPart] = []
     for block in result.content:
@@ -103,4 +137,4 @@ def render_result(result: CallToolResult) -> ToolReturn:
         isinstance(p, TextPart) and _same_json(p.text, structured) for p in parts
     ):
         parts.append(TextPart(text=json.dumps(structured, ensure_ascii=False, default=str)))
-    return ToolReturn(content=tuple(parts), is_error=result.is_error)
+    return ToolReturn(content=tuple(_bound(parts, max_chars)), is_error=result.is_error)

@@ -27,7 +27,7 @@ __all__ = [
     "parse_server_configs",
 ]
 
-_SERVER_NAME = re.compile(r"^[a-zA-Z0-9-]+(?:_[a-zA-Z0-9-]+)*$")
+_SERVER_NAME = re.compile(r"[a-zA-Z0-9-]+(?:_[a-zA-Z0-9-]+)*")
 
 
 class _ServerBase(BaseModel):
@@ -57,7 +57,7 @@ class _ServerBase(BaseModel):
     @field_validator("name")
     @classmethod
     def _check_name(cls, value: str) -> str:
-        if not _SERVER_NAME.match(value):
+        if not _SERVER_NAME.fullmatch(value):
             raise ValueError(
                 f"server name must be letters, digits, '-' and single '_' (no '__'), got {value!r}"
             )

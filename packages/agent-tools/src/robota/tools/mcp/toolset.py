@@ -170,6 +170,8 @@ class McpToolset:
                 risk=config.tool_risk.get(info.name),
                 timeout=config.call_timeout,
             )
+            if not tool.name.startswith(f"mcp__{config.name}__"):
+                continue  # does not split back to this server: another's rules could match it
             if tool.name not in names:
                 names.add(tool.name)
                 tools.append(tool)
