@@ -191,12 +191,11 @@ def test_search_tool_is_resident_inspect() -> None:
     assert search.definition().parameters["required"] == ["query"]
 
 
-def test_residency_bytes_200_tools(capsys: pytest.CaptureFixture[str]) -> None:
+def test_residency_bytes_200_tools() -> None:
     tools: list[Tool] = [_Tool("read_file", "Read a text file.", residency="resident")]
     tools += _many(199)
     resident = _wire(ToolCatalog(tools, defer=False).offered())
     deferred = _wire(ToolCatalog(tools).offered())
     r, d = len(resident.encode()), len(deferred.encode())
-    with capsys.disabled():
-        print(f"\nresidency: resident_bytes={r} deferred_bytes={d} ratio={r / d:.1f}")
+    print(f"residency: resident_bytes={r} deferred_bytes={d} ratio={r / d:.1f}")
     assert d < r / 5

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from robota.cli.approve import TerminalApprover
 from robota.cli.hosted import WEB_SEARCH, require_hosted_tools
-from robota.cli.line_input import LineReader
+from robota.cli.line_input import LineReader, LineSource
 from robota.cli.mcp_view import TerminalMcpApprover, report_mcp
 from robota.cli.paths import CliPaths
 from robota.cli.providers import build_provider
@@ -69,7 +69,7 @@ class CliContext:
     interactive: bool
     config: SessionConfig
     store: SQLiteSessionStore
-    lines: LineReader | None = None
+    lines: LineSource | None = None
     """Standard input as lines, shared by the chat prompt and the permission questions."""
     timeout: float | None = None
     """``--timeout``: seconds a model call may stay silent (first byte, then between events)."""

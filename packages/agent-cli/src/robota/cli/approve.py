@@ -6,7 +6,7 @@ import sys
 from typing import TextIO
 
 import anyio.to_thread
-from robota.cli.line_input import InputInterrupted, LineReader
+from robota.cli.line_input import InputInterrupted, LineSource
 from robota.core.permissions import Approval, PermissionRequest
 
 __all__ = ["TerminalApprover"]
@@ -25,7 +25,7 @@ class TerminalApprover:
     """
 
     def __init__(
-        self, *, reader: object = None, err: TextIO | None = None, lines: LineReader | None = None
+        self, *, reader: object = None, err: TextIO | None = None, lines: LineSource | None = None
     ) -> None:
         self._reader = reader if callable(reader) else input
         self._err = err or sys.stderr

@@ -18,7 +18,7 @@ from anyio.abc import TaskStatus
 from robota.cli.app import CliContext
 from robota.cli.chat_commands import COMMAND_TABLE, PERMISSION_MODES
 from robota.cli.exit_codes import ExitCode
-from robota.cli.line_input import InputInterrupted, LineReader
+from robota.cli.line_input import InputInterrupted, LineReader, LineSource
 from robota.cli.render import EventPrinter
 from robota.cli.slash import Chat, split_command
 from robota.cli.turn import run_turn, say
@@ -63,7 +63,7 @@ async def chat_loop(
             await chat.close()
 
 
-async def _chat(chat: Chat, lines: LineReader) -> ExitCode:
+async def _chat(chat: Chat, lines: LineSource) -> ExitCode:
     state = _State()
     outcome = ExitCode.OK
     with anyio.CancelScope() as leave:
@@ -93,15 +93,12 @@ async def _chat(chat: Chat, lines: LineReader) -> ExitCode:
     return outcome
 
 
-async def _loop(chat: Chat, lines: LineReader, state: _State) -> ExitCode:
+async def _loop(chat: Chat, lines: LineSource, state: _State) -> ExitCode:
     ctx = chat.ctx
     last = ExitCode.OK
     while True:
-        if ctx.interactive:
-            sys.stderr.write("> ")
-            sys.stderr.flush()
         try:
-            line = await lines.read_line()
+            line = await lines.read_line("> " if ctx.interactive else "")
         except InputInterrupted:
             _note(EXIT_HINT)
             continue

@@ -12,15 +12,48 @@ loop and the permission prompts share.
 from __future__ import annotations
 
 import os
+import sys
+from typing import Protocol
 
 import anyio
 
-__all__ = ["InputInterrupted", "LineReader"]
+__all__ = ["InputInterrupted", "LineReader", "LineSource"]
 
 
 class InputInterrupted(Exception):
     """A pending :meth:`LineReader.read_line` was interrupted (Ctrl-C); what had been typed of
     the current line is dropped."""
+
+
+class LineSource(Protocol):
+    """Where the chat prompt, the permission questions and the pickers read a line: the plain
+    :class:`LineReader` (a pipe, a file, a terminal without line editing) or the line editor
+    of :mod:`robota.cli.prompt_input` (history, multi-line editing, completion).
+
+    The chat owns Ctrl-C through a ``SIGINT`` receiver; a source that reads keys itself (the
+    terminal in raw mode) turns a Ctrl-C key into ``SIGINT`` for the process, so both kinds of
+    source behave alike.
+    """
+
+    @property
+    def waiting(self) -> bool:
+        """True while a :meth:`read_line` waits for input."""
+        ...
+
+    def interrupt(self, *, sticky: bool = False) -> bool:
+        """Make the pending :meth:`read_line` raise :class:`InputInterrupted` (with
+        ``sticky``, the next one when none is pending); True when a pending read was
+        interrupted."""
+        ...
+
+    async def read_line(self, prompt: str = "") -> str | None:
+        """The next line (``prompt`` shown first, on standard error), or None at the end of
+        input (Ctrl-D).
+
+        Raises:
+            InputInterrupted: :meth:`interrupt` was called while this waited.
+        """
+        ...
 
 
 class LineReader:
@@ -71,13 +104,19 @@ class LineReader:
             self._interrupt_next = True
         return False
 
-    async def read_line(self) -> str | None:
+    async def read_line(self, prompt: str = "") -> str | None:
         """The next line without its line ending (undecodable bytes replaced), or None at the
         end of input (an unterminated last line is returned first).
+
+        Args:
+            prompt: Written to standard error first (nothing when empty).
 
         Raises:
             InputInterrupted: :meth:`interrupt` was called while this waited.
         """
+        if prompt:
+            sys.stderr.write(prompt)
+            sys.stderr.flush()
         while True:
             newline = self._buffer.find(b"\n")
             if newline >= 0:

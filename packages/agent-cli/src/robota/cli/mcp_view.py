@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Protocol, TextIO
 
-from robota.cli.line_input import InputInterrupted, LineReader
+from robota.cli.line_input import InputInterrupted, LineSource
 from robota.core.events import Event
 from robota.framework.interactive import InteractiveSession
 from robota.framework.mcp import McpApprovalRequest, McpServerStatus
@@ -187,7 +187,7 @@ class TerminalMcpApprover:
         err: Where the question is written.
     """
 
-    def __init__(self, *, lines: LineReader, err: TextIO | None = None) -> None:
+    def __init__(self, *, lines: LineSource, err: TextIO | None = None) -> None:
         self._lines = lines
         self._err = err
 

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from robota.cli.app import CliContext
-from robota.cli.line_input import LineReader
+from robota.cli.line_input import LineSource
 from robota.cli.render import EventPrinter
 from robota.cli.waiting import WaitingLine
 from robota.framework.interactive import InteractiveSession
@@ -44,7 +44,7 @@ class Chat:
     session: InteractiveSession
     printer: EventPrinter
     waiting: WaitingLine
-    lines: LineReader
+    lines: LineSource
     opened: list[InteractiveSession] = field(default_factory=list[InteractiveSession])
 
     async def switch_to(self, session: InteractiveSession) -> None:
