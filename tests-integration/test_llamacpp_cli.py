@@ -1,10 +1,12 @@
 """The ``robota`` command as a subprocess against a real llama.cpp server on 127.0.0.1.
 
-``robota run`` streams the answer to stdout while the model produces it, exits 0, stores the
-session (``robota sessions list`` shows it) and ``--resume`` continues it. The model is a small
-pretrained base model that cannot call tools: the runs use ``--permission-mode plan`` and one
-round, and only the wire-level behaviour a user notices is asserted. A missing server fails these
-tests; ``ROBOTA_SKIP_LLAMA=1`` skips them (see ``llamacpp/``).
+``robota run`` streams the answer to stdout while the model produces it, stores the session
+(``robota sessions list`` shows it) and ``--resume`` continues it. The model is a small
+pretrained base model whose chat template has no tool support: the CLI says so (from the
+server's ``/props``), never prints chat-template markers, and exits 7 when the answer is cut at
+the output token limit. The runs use ``--permission-mode plan`` and one round, and only what a
+user notices is asserted. A missing server fails these tests; ``ROBOTA_SKIP_LLAMA=1`` skips them
+(see ``llamacpp/``).
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from robota.cli.exit_codes import ExitCode
+from robota.cli.local_server import TEMPLATE_STOP_SEQUENCES, TOOLS_DROPPED
 
 sys.path.insert(0, str(Path(__file__).parent))
-from llamacpp import MODEL_ALIAS, LlamaServer, shared_server
+from llamacpp import MODEL_ALIAS, LlamaServer, locate, shared_server, skip_requested, start_server
 
 pytestmark = pytest.mark.integration
 
@@ -99,7 +103,6 @@ def _run_streaming(home: Home, server: LlamaServer, task: str, *extra: str) -> S
         "--max-rounds",
         "1",
         "--no-title",
-        "--accept-truncated",  # a 270M base model rarely stops before the token limit
         *extra,
     ]
     with stderr_path.open("wb") as stderr_file:
@@ -175,12 +178,19 @@ def _listed(home: Home) -> dict[str, int]:
     return rows
 
 
+def _finished(result: Streamed) -> None:
+    """A base model may run into the output token limit: 0, or 7 with the cut answer kept."""
+    assert result.returncode in (ExitCode.OK, ExitCode.TRUNCATED), result.stderr
+    if result.returncode == ExitCode.TRUNCATED:
+        assert "note: the answer was cut off at the model's output token limit" in result.stderr
+
+
 def test_run_streams_the_answer_while_running_and_stores_the_session(
     llama: LlamaServer, home: Home
 ) -> None:
-    first = _run_streaming(home, llama, "Tell me about the sea.")
+    first = _run_streaming(home, llama, "Tell me about the sea.", "--accept-truncated")
 
-    assert first.returncode == 0, first.stderr
+    _finished(first)
     assert first.stdout.strip() != ""
     assert first.running_at_first_chunk
     assert not first.summary_written_at_first_chunk
@@ -191,9 +201,11 @@ def test_run_streams_the_answer_while_running_and_stores_the_session(
     assert "user: Tell me about the sea." in shown
     assert "assistant: " in shown
 
-    second = _run_streaming(home, llama, "And about the mountains?", "--resume", session_id)
+    second = _run_streaming(
+        home, llama, "And about the mountains?", "--resume", session_id, "--accept-truncated"
+    )
 
-    assert second.returncode == 0, second.stderr
+    _finished(second)
     assert second.stdout.strip() != ""
     assert _session_id(second) == session_id
     assert _listed(home) == {session_id: 4}
@@ -201,3 +213,54 @@ def test_run_streams_the_answer_while_running_and_stores_the_session(
     assert shown.index("user: Tell me about the sea.") < shown.index(
         "user: And about the mountains?"
     )
+
+
+def test_the_cli_says_the_template_drops_the_tools_and_prints_no_template_markers(
+    llama: LlamaServer, home: Home
+) -> None:
+    (home.workspace / "README.md").write_text(
+        "# demo\n\n## Packages\n\n- alpha-core\n- alpha-cli\n"
+    )
+
+    result = _run_streaming(
+        home, llama, "read README.md and list the packages", "--accept-truncated"
+    )
+
+    _finished(result)
+    said = [line for line in result.stderr.splitlines() if "chat template" in line]
+    assert said == [f"robota: {TOOLS_DROPPED}"]
+    assert "tool call" not in _robota_output(home, "sessions", "show", _session_id(result))
+    for marker in TEMPLATE_STOP_SEQUENCES:
+        assert marker not in result.stdout
+
+
+@pytest.fixture(scope="module")
+def short_llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+    """A second server whose output limit is 4 tokens, sampling greedily with a fixed seed."""
+    if skip_requested():
+        pytest.skip("ROBOTA_SKIP_LLAMA=1: llama.cpp server tests skipped")
+    server = start_server(
+        locate(),
+        log_dir=tmp_path_factory.mktemp("llama-short"),
+        max_output_tokens=4,
+        temperature=0.0,
+        seed=1,
+    )
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def test_an_answer_cut_at_the_token_limit_exits_7(short_llama: LlamaServer, home: Home) -> None:
+    task = "Write a long story about a lighthouse keeper and the sea."
+    failed = _run_streaming(home, short_llama, task)
+
+    assert failed.returncode == ExitCode.TRUNCATED == 7, failed.stderr
+    assert "TruncatedResponseError" in failed.stderr
+
+    kept = _run_streaming(home, short_llama, task, "--accept-truncated")
+
+    assert kept.returncode == ExitCode.TRUNCATED, kept.stderr
+    assert kept.stdout.strip() != ""
+    assert "note: the answer was cut off at the model's output token limit" in kept.stderr

@@ -109,6 +109,8 @@ def start_server(
     threads: int = 1,
     startup_timeout: float = 120.0,
     attempts: int = 3,
+    temperature: float | None = None,
+    seed: int | None = None,
 ) -> LlamaServer:
     """Start ``llama-server`` on a free port and wait until ``/health`` answers 200.
 
@@ -125,6 +127,8 @@ def start_server(
             thread) against 34 tokens/s with one.
         startup_timeout: Seconds to wait for health per attempt.
         attempts: Tries with a fresh port (another process may take the port first).
+        temperature: ``--temp``, the default sampling temperature (None: the server's).
+        seed: ``--seed``, the default sampling seed (None: random), for repeatable answers.
 
     Raises:
         LlamaStartError: every attempt exited early or stayed unhealthy; carries the log tail.
@@ -147,6 +151,10 @@ def start_server(
             "-t", str(threads),
             "-tb", str(threads),
         ]  # fmt: skip
+        if temperature is not None:
+            command += ["--temp", str(temperature)]
+        if seed is not None:
+            command += ["--seed", str(seed)]
         with log_path.open("wb") as log:
             process = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT

@@ -46,7 +46,8 @@ def test_the_table_says_why_a_server_is_not_connected_and_what_to_do() -> None:
         "    (answer in `robota chat`, or run `robota mcp approve lint`)",
         "issues  user     http       needs-login        -      https://mcp.example.com/mcp",
         "    McpAuthorizationRequired: ... answered 401 Unauthorized",
-        "    (it answered 401: give it credentials, e.g. a header with ${VAR})",
+        "    (it answered 401: run `robota mcp login issues` (OAuth), or give it a header with "
+        "${VAR})",
     ]
     assert status_lines([]) == [
         "no MCP servers configured (add one: robota mcp add NAME -- COMMAND ARGS...)"
@@ -60,7 +61,7 @@ def test_a_401_is_said_once_as_needs_login_and_other_failures_as_failed() -> Non
     notices.emit(McpServerFailed(server="issues", error="McpAuthorizationRequired: 401"))
     notices.emit(McpServerFailed(server="files", error="FileNotFoundError: mcp-files"))
     assert err.getvalue().splitlines() == [
-        "robota: MCP server 'issues' needs login (it answered 401 Unauthorized); going on "
-        "without it",
+        "robota: MCP server 'issues' needs login (it answered 401 Unauthorized; run "
+        "`robota mcp login issues`); going on without it",
         "robota: MCP server 'files' failed (FileNotFoundError: mcp-files); going on without it",
     ]

@@ -16,16 +16,19 @@ from pathlib import Path
 from robota.cli.approve import TerminalApprover
 from robota.cli.hosted import WEB_SEARCH, require_hosted_tools
 from robota.cli.line_input import LineReader, LineSource
+from robota.cli.local_server import local_model_settings, warn_if_tools_dropped
 from robota.cli.mcp_view import TerminalMcpApprover, report_mcp
 from robota.cli.paths import CliPaths
+from robota.cli.prompt_input import PromptLineReader
 from robota.cli.providers import build_provider
+from robota.cli.turn import say
 from robota.core.errors import ConfigurationError
+from robota.core.host.credentials import FileCredentialStore
 from robota.core.host.errors import InsecurePermissionsError
 from robota.core.host.owner_only import ensure_private_dir
 from robota.core.host.sandbox import SandboxGuarantees
 from robota.core.permissions import PermissionMode
 from robota.core.provider import Provider
-from robota.core.settings import ModelSettings
 from robota.framework.interactive import InteractiveSession, SessionConfig
 from robota.framework.mcp import McpApprovalStore
 from robota.framework.policy import OrganizationPolicy, load_policy, policy_path
@@ -209,6 +212,7 @@ def build_context(args: argparse.Namespace, env: Mapping[str, str] | None = None
     settings = _layers(paths, root, trusted=trusted, host=host_layer, policy=policy)
     resolved = resolve_provider(settings, source, profile=profile, model=args.model)
     provider = build_provider(resolved)
+    warn_if_tools_dropped(resolved, say)  # llama.cpp: one bounded GET /props
     hosted = require_hosted_tools(
         resolved.type,
         provider,
@@ -219,8 +223,13 @@ def build_context(args: argparse.Namespace, env: Mapping[str, str] | None = None
     title_provider = build_provider(resolved, retries=False)
     store = SQLiteSessionStore(paths.sessions_db)
     mode = PermissionMode(args.permission_mode) if args.permission_mode else None
-    lines = LineReader()
-    approver = TerminalApprover(lines=lines) if interactive else None
+    # a terminal gets the line editor (history, multi-line, completion); pipes read plainly
+    lines: LineSource = (
+        PromptLineReader(history=paths.history, root=workspace, private=(paths.home,))
+        if interactive
+        else LineReader()
+    )
+    approver = TerminalApprover(lines=lines, workspace=workspace) if interactive else None
     timeout: float | None = getattr(args, "timeout", None)
     config = SessionConfig(
         provider=provider,
@@ -238,7 +247,7 @@ def build_context(args: argparse.Namespace, env: Mapping[str, str] | None = None
         background_dir=paths.background,
         max_rounds=args.max_rounds,
         accept_truncated=args.accept_truncated,
-        model_settings=ModelSettings(timeout=timeout) if timeout is not None else None,
+        model_settings=local_model_settings(resolved, timeout=timeout),
         title=not args.no_title,
         title_provider=title_provider,
         agent_roots=(paths.home / "agents",),
@@ -246,6 +255,7 @@ def build_context(args: argparse.Namespace, env: Mapping[str, str] | None = None
         sandbox_hidden_paths=(paths.home,),
         hosted_tools=hosted,
         mcp_approvals=McpApprovalStore(path=paths.mcp_approvals),
+        mcp_credentials=FileCredentialStore(paths.credentials),
         mcp_approver=TerminalMcpApprover(lines=lines) if interactive else None,
         mcp_env=source,
     )

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import anyio
 from anyio.abc import TaskStatus
 from robota.cli.app import CliContext
+from robota.cli.attachments import prompt_for
 from robota.cli.chat_commands import COMMAND_TABLE, PERMISSION_MODES
 from robota.cli.exit_codes import ExitCode
 from robota.cli.line_input import InputInterrupted, LineReader, LineSource
@@ -98,7 +99,7 @@ async def _loop(chat: Chat, lines: LineSource, state: _State) -> ExitCode:
     last = ExitCode.OK
     while True:
         try:
-            line = await lines.read_line("> " if ctx.interactive else "")
+            line = await lines.read_line("> " if ctx.interactive else "", history=True)
         except InputInterrupted:
             _note(EXIT_HINT)
             continue
@@ -111,7 +112,7 @@ async def _loop(chat: Chat, lines: LineSource, state: _State) -> ExitCode:
         if not line:
             continue
         if line.startswith("/") and not line.startswith("//"):
-            if split_command(line)[0] in ("/exit", "/quit"):
+            if split_command(line)[0].lower() in ("/exit", "/quit"):
                 return last
             state.in_turn = True
             try:
@@ -119,11 +120,14 @@ async def _loop(chat: Chat, lines: LineSource, state: _State) -> ExitCode:
             finally:
                 state.in_turn = state.cancelling = False
             continue
+        prompt = await prompt_for(chat.session, line.removeprefix("/"))  # @path references
+        if prompt is None:  # one cannot be attached (said): nothing is sent
+            continue
         state.in_turn, state.cancelling = True, False
         try:
             code = await run_turn(
                 chat.session,
-                line.removeprefix("/"),
+                prompt,
                 chat.printer,
                 chat.waiting,
                 url=ctx.model_url,

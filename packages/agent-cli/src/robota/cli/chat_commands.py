@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from robota.cli.context_view import hosted_line, print_context, print_tools
 from robota.cli.hosted import WEB_SEARCH, offered_hosted_tools, require_hosted_tools
-from robota.cli.mcp_view import mcp_command
+from robota.cli.mcp_prompts import PROMPT_PREFIX, mcp_panel, prompt_command
 from robota.cli.resume_picker import resume_command
 from robota.cli.slash import Chat, CommandTable, SlashCommand, show
 from robota.cli.turn import say
@@ -178,8 +178,11 @@ COMMAND_TABLE = CommandTable(
         ),
         SlashCommand(
             name="/mcp",
-            help="the MCP servers: layer, transport, status, tool count (as robota mcp list)",
-            run=mcp_command,
+            args="[resources|prompts]",
+            max_args=1,
+            help="the MCP servers (as robota mcp list, with resource and prompt counts); "
+            "their resources (attach with @SERVER:URI) or prompts (/mcp__SERVER__PROMPT)",
+            run=mcp_panel,
         ),
         SlashCommand(name="/compact", help="summarize older turns now", run=_compact),
         SlashCommand(
@@ -196,6 +199,8 @@ COMMAND_TABLE = CommandTable(
             run=resume_command,
         ),
         SlashCommand(name="/exit", aliases=("/quit",), help="leave the chat"),
-    ]
+    ],
+    dynamic=[(PROMPT_PREFIX, prompt_command)],
 )
-"""Every slash command, in ``/help`` order."""
+"""Every slash command, in ``/help`` order; ``/mcp__<server>__<prompt>`` runs an MCP prompt
+(:mod:`robota.cli.mcp_prompts`)."""

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
+from robota.cli.terminal_text import shown
 from robota.core.capabilities import HostedTool
 from robota.core.tools.base import Tool
 from robota.framework.interactive.breakdown import ContextBreakdown
@@ -156,7 +157,8 @@ class ToolRow:
 
 def tool_rows(tools: Sequence[Tool]) -> list[ToolRow]:
     """The session's tools in name order; an MCP tool (``mcp__<server>__<tool>``) names its
-    server."""
+    server. Names and descriptions are written through
+    :func:`~robota.cli.terminal_text.shown` (a server chose them)."""
     rows: list[ToolRow] = []
     for tool in sorted(tools, key=lambda t: t.name):
         server = getattr(tool, "server", None)
@@ -168,7 +170,8 @@ def tool_rows(tools: Sequence[Tool]) -> list[ToolRow]:
         text = first[0] if first else ""
         if len(text) > _DESCRIPTION:
             text = text[: _DESCRIPTION - 1] + "…"
-        rows.append(ToolRow(name=tool.name, source=source, description=text))
+        # an MCP server chose the name and the description: shown with escapes made visible
+        rows.append(ToolRow(name=shown(tool.name), source=shown(source), description=shown(text)))
     return rows
 
 

@@ -25,5 +25,9 @@ class ExitCode(IntEnum):
     EVAL_FAILED = 6
     """``robota eval``: an evaluation case or report analysis failed (``eval run``), or the
     candidate regressed against the baseline (``eval compare``, ``eval run --baseline``)."""
+    TRUNCATED = 7
+    """The answer was cut off at the model's output token limit (finish reason ``length``): the
+    turn failed with ``TruncatedResponseError``, or, with ``--accept-truncated``, the cut answer
+    was printed and kept but is incomplete."""
     INTERRUPTED = 130
     """Interrupted (Ctrl-C or cancellation)."""

@@ -46,9 +46,11 @@ class LineSource(Protocol):
         interrupted."""
         ...
 
-    async def read_line(self, prompt: str = "") -> str | None:
+    async def read_line(self, prompt: str = "", *, history: bool = False) -> str | None:
         """The next line (``prompt`` shown first, on standard error), or None at the end of
-        input (Ctrl-D).
+        input (Ctrl-D). A line editor's line may hold newlines (multi-line input).
+        ``history``: the line is a chat message, which a line editor records in its history
+        and completes (answers to questions and pickers pass False, never recorded).
 
         Raises:
             InputInterrupted: :meth:`interrupt` was called while this waited.
@@ -104,12 +106,13 @@ class LineReader:
             self._interrupt_next = True
         return False
 
-    async def read_line(self, prompt: str = "") -> str | None:
+    async def read_line(self, prompt: str = "", *, history: bool = False) -> str | None:
         """The next line without its line ending (undecodable bytes replaced), or None at the
         end of input (an unterminated last line is returned first).
 
         Args:
             prompt: Written to standard error first (nothing when empty).
+            history: Ignored: this reader keeps no history.
 
         Raises:
             InputInterrupted: :meth:`interrupt` was called while this waited.

@@ -15,12 +15,14 @@ from collections.abc import Sequence
 
 import anyio
 from robota.cli.app import CliContext, build_context, discard_session, open_session
+from robota.cli.attachments import prompt_for
 from robota.cli.chat import COMMANDS, PERMISSION_MODES, chat_loop
 from robota.cli.evals.commands import add_eval_parser, run_eval
 from robota.cli.exit_codes import ExitCode
 from robota.cli.mcp_commands import add_mcp_parser, run_mcp
 from robota.cli.providers import estimate_cost
 from robota.cli.render import EventPrinter, format_usage
+from robota.cli.tui.select import choose_printer, show_status
 from robota.cli.turn import exit_for, run_turn, say, was_answered
 from robota.cli.waiting import WaitingLine
 from robota.core.errors import ConfigurationError, RobotaError
@@ -53,6 +55,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--cwd", help="workspace root (default: the current directory)")
     parser.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
+    parser.add_argument(
+        "--no-color", action="store_true", help="plain text on a terminal too (as does NO_COLOR)"
+    )
     origin = parser.add_mutually_exclusive_group()
     origin.add_argument("--resume", metavar="ID", help="continue a stored session")
     origin.add_argument("--fork", metavar="ID", help="start a new session from a stored one")
@@ -68,7 +73,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--accept-truncated",
         action="store_true",
-        help="use an answer cut at the output token limit instead of failing (exit 4)",
+        help="print and keep an answer cut at the output token limit instead of failing the "
+        "turn (the exit status is still 7)",
     )
     parser.add_argument("--no-title", action="store_true", help="do not name new sessions")
     parser.add_argument(
@@ -106,8 +112,8 @@ def _positive_seconds(text: str) -> float:
 
 EXIT_CODES = (
     "exit codes: 0 ok, 1 unexpected error, 2 usage, 3 configuration or credentials, "
-    "4 provider failure (refused connection, --timeout, cut-off answer), 5 a tool call was "
-    "denied, 130 interrupted."
+    "4 provider failure (refused connection, --timeout), 5 a tool call was denied, 7 the "
+    "answer was cut off at the output token limit, 130 interrupted."
 )
 
 EPILOG = (
@@ -129,7 +135,8 @@ SESSIONS_EPILOG = (
 ROOT_EPILOG = (
     "exit codes: 0 ok, 1 unexpected error, 2 usage, 3 configuration or credentials, "
     "4 provider failure, 5 a tool call was denied, 6 an evaluation case failed or regressed "
-    "(robota eval), 130 interrupted. A task that starts with '-' goes after the options and "
+    "(robota eval), 7 an answer cut off at the output token limit, 130 interrupted. A task "
+    "that starts with '-' goes after the options and "
     "'--': robota run --model m -- '-x is a flag'"
 )
 
@@ -200,7 +207,13 @@ def _summary(ctx: CliContext, session: InteractiveSession, printer: EventPrinter
 
 
 def _outputs(ctx: CliContext, args: argparse.Namespace) -> tuple[EventPrinter, WaitingLine]:
-    printer = EventPrinter(json_mode=args.json)
+    printer = choose_printer(  # rich on a terminal; plain for pipes, --json, --no-color
+        json_mode=args.json,
+        no_color=args.no_color,
+        workspace=ctx.workspace,
+        provider_type=ctx.resolved.type if args.command == "chat" else None,
+        model=ctx.resolved.model,
+    )
     waiting = WaitingLine(
         sys.stderr,
         enabled=not args.json and sys.stderr.isatty(),
@@ -220,8 +233,13 @@ async def _run(args: argparse.Namespace) -> ExitCode:
         async with await open_session(ctx, args) as session:
             session.subscribe(waiting)  # first: it erases its line before output is printed
             session.subscribe(printer)
-            code = await run_turn(
-                session, args.task, printer, waiting, url=ctx.model_url, call_timeout=ctx.timeout
+            prompt = await prompt_for(session, args.task)  # @path references (said on failure)
+            code = (
+                ExitCode.USAGE
+                if prompt is None
+                else await run_turn(
+                    session, prompt, printer, waiting, url=ctx.model_url, call_timeout=ctx.timeout
+                )
             )
             keep = not new or was_answered(session)
             if keep:
@@ -239,6 +257,8 @@ async def _chat(args: argparse.Namespace) -> ExitCode:
         async with await open_session(ctx, args) as session:
             session.subscribe(waiting)
             session.subscribe(printer)
+            printer.follow(session)  # the status line reports on it
+            show_status(printer, ctx.lines)
             await session.warmup()  # MCP servers connect before the first prompt
             _error(f"session {session.id} — {COMMANDS}")
             code = await chat_loop(ctx, session, printer, waiting)

@@ -1,4 +1,5 @@
-"""``robota mcp list|add|remove|approve|deny``: MCP servers in the settings files (issue #18).
+"""``robota mcp list|add|remove|approve|deny|login|logout``: MCP servers in the settings files
+(issue #18; ``login``/``logout``: :mod:`robota.cli.mcp_login`).
 
 ``add`` and ``remove`` edit one settings file as JSON, keeping every other key, and write it
 atomically (a temporary file renamed over it): the user's ``$ROBOTA_HOME/settings.json``
@@ -32,9 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from robota.cli.exit_codes import ExitCode
+from robota.cli.mcp_login import add_login_parsers, run_login, run_logout
 from robota.cli.mcp_view import describe_request, quiet_library_logs, status_lines
 from robota.cli.paths import CliPaths
 from robota.core.errors import ConfigurationError
+from robota.core.host.credentials import FileCredentialStore
 from robota.core.host.owner_only import ensure_private_dir, write_private_file
 from robota.framework.mcp import (
     McpApprovalRequest,
@@ -60,9 +63,10 @@ MCP_EPILOG = (
     "exit codes: 0 ok, 1 unexpected error, 2 usage (a bad server name or option, a server "
     "defined in several files without --scope, a credential-looking literal --header/--env "
     "value for --scope project without --allow-literal-secret, approve without a terminal "
-    "and without --yes), 3 configuration (an invalid or unsafe "
+    "and without --yes, login/logout of a stdio server), 3 configuration (an invalid or unsafe "
     "settings file, an insecure $ROBOTA_HOME, a server that already exists (add) or does not "
-    "(remove, approve, deny)). `list` exits 0 whatever the servers' states."
+    "(remove, approve, deny, login, logout), login to a project server not approved, a login "
+    "that did not complete). `list` exits 0 whatever the servers' states."
 )
 
 Scope = str  # "user" | "project" | "local"
@@ -71,7 +75,9 @@ _SCOPES = ("user", "project", "local")
 
 def add_mcp_parser(sub: Any) -> None:
     """Register ``robota mcp ...`` on the top-level subparsers ``sub``."""
-    mcp = sub.add_parser("mcp", help="list, add or remove MCP servers", epilog=MCP_EPILOG)
+    mcp = sub.add_parser(
+        "mcp", help="list, add, remove or log in to MCP servers", epilog=MCP_EPILOG
+    )
     actions = mcp.add_subparsers(dest="action", required=True)
 
     listing = actions.add_parser("list", help="servers, their layer and status", epilog=MCP_EPILOG)
@@ -117,6 +123,8 @@ def add_mcp_parser(sub: Any) -> None:
                 "approved is shown first either way",
             )
         _where(decide)
+
+    add_login_parsers(actions, MCP_EPILOG)
 
 
 def _add_options(parser: argparse.ArgumentParser, *, defaults: bool = True) -> None:
@@ -216,6 +224,10 @@ async def run_mcp(args: argparse.Namespace) -> ExitCode:
             return _add(args, paths, root, command)
         if args.action == "remove":
             return _remove(args, paths, root)
+        if args.action == "login":
+            return await run_login(args, paths, root)
+        if args.action == "logout":
+            return await run_logout(args, paths, root)
         return _decide(args, paths, root)
     except _Usage as exc:
         _say(str(exc))
@@ -263,6 +275,7 @@ async def _list(args: argparse.Namespace, paths: CliPaths, workspace: Path, root
         workspace=workspace,
         workspace_id=workspace_identity(root),
         approvals=McpApprovalStore(path=paths.mcp_approvals),
+        credentials=FileCredentialStore(paths.credentials),
     )
     if not args.no_connect:
         try:

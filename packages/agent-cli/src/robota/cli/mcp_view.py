@@ -3,18 +3,20 @@
 lines about servers that did not start.
 
 Everything a project file or a server chose (names, command lines, URLs, working directories,
-environment names, error texts) is shown through :func:`shown`: a character that is not
-printable (an escape sequence, a carriage return, a newline, a bidirectional override) appears
-as its ``\\xNN`` / ``\\uNNNN`` escape, so the text cannot rewrite what the terminal shows."""
+environment names, error texts) is shown through :func:`~robota.cli.terminal_text.shown`
+(re-exported here): a character a terminal would act on (an escape sequence, a carriage return,
+a newline, a bidirectional override) appears as its ``\\xNN`` / ``\\uNNNN`` escape, so the text
+cannot rewrite what the terminal shows."""
 
 from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol, TextIO
 
 from robota.cli.line_input import InputInterrupted, LineSource
+from robota.cli.terminal_text import shown
 from robota.core.events import Event
 from robota.framework.interactive import InteractiveSession
 from robota.framework.mcp import McpApprovalRequest, McpServerStatus
@@ -35,29 +37,28 @@ HINTS = {
     "awaiting-approval": "answer in `robota chat`, or run `robota mcp approve {name}`",
     "denied": "run `robota mcp approve {name}` to allow it",
     "untrusted": "trust the workspace (robota chat asks; --trust) to use it",
-    "needs-login": "it answered 401: give it credentials, e.g. a header with ${{VAR}}",
+    "needs-login": "it answered 401: run `robota mcp login {name}` (OAuth), or give it a "
+    "header with ${{VAR}}",
     "disabled": 'set "enabled": true in settings to use it',
 }
 """What the user can do about a server in each state (``{name}``: the server)."""
 
 
-def shown(text: str) -> str:
-    r"""``text`` with every non-printable character written as its Python escape.
-
-    >>> shown("srv \x1b[2K\r\u202eok")
-    'srv \\x1b[2K\\r\\u202eok'
-    """
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
-
-
-def status_lines(statuses: Sequence[McpServerStatus]) -> list[str]:
+def status_lines(
+    statuses: Sequence[McpServerStatus], counts: Mapping[str, tuple[int, int]] | None = None
+) -> list[str]:
     """The status table: one row per server (name, scope, transport, state, tool count,
-    target), and under a row that did not connect, why and what to do."""
+    target), and under a row that did not connect, why and what to do.
+
+    Args:
+        statuses: The servers' statuses.
+        counts: When given, server name → (resources, prompts) it lists, shown as RESOURCES
+            and PROMPTS columns after TOOLS (``-`` for a server not connected).
+    """
     if not statuses:
         return ["no MCP servers configured (add one: robota mcp add NAME -- COMMAND ARGS...)"]
-    header = ("NAME", "SCOPE", "TRANSPORT", "STATUS", "TOOLS", "TARGET")
+    extra = ("RESOURCES", "PROMPTS") if counts is not None else ()
+    header = ("NAME", "SCOPE", "TRANSPORT", "STATUS", "TOOLS", *extra, "TARGET")
     rows = [
         (
             shown(s.name),
@@ -65,6 +66,7 @@ def status_lines(statuses: Sequence[McpServerStatus]) -> list[str]:
             s.transport,
             s.state,
             str(len(s.tools)) if s.state == "connected" else "-",
+            *_counts(s, counts),
             shown(s.target),
         )
         for s in statuses
@@ -82,6 +84,17 @@ def status_lines(statuses: Sequence[McpServerStatus]) -> list[str]:
         if hint:
             lines.append(f"    ({hint.format(name=shown(status.name))})")
     return lines
+
+
+def _counts(
+    status: McpServerStatus, counts: Mapping[str, tuple[int, int]] | None
+) -> tuple[str, ...]:
+    if counts is None:
+        return ()
+    if status.state != "connected":
+        return ("-", "-")
+    resources, prompts = counts.get(status.name, (0, 0))
+    return (str(resources), str(prompts))
 
 
 class _Chat(Protocol):
@@ -116,8 +129,8 @@ class McpNotices:
         if event.type == "mcp.server_needs_login":
             self._login.add(server)
             line = (
-                f"robota: MCP server {server!r} needs login (it answered 401 Unauthorized); "
-                "going on without it"
+                f"robota: MCP server {server!r} needs login (it answered 401 Unauthorized; "
+                f"run `robota mcp login {shown(server)}`); going on without it"
             )
         elif event.type == "mcp.server_failed" and server not in self._login:
             error = shown(str(getattr(event, "error", "")))
@@ -193,10 +206,11 @@ class TerminalMcpApprover:
 
     async def __call__(self, request: McpApprovalRequest) -> bool:
         err = self._err or sys.stderr
-        err.write("\n".join(_describe(request)))
+        *described, question = _describe(request)
+        err.write("".join(f"{line}\n" for line in described))
         err.flush()
         try:
-            answer = await self._lines.read_line()
+            answer = await self._lines.read_line(question)  # the line editor draws it
         except InputInterrupted:
             answer = None
         approved = answer is not None and answer.strip().lower() in ("y", "yes")

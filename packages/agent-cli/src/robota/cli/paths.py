@@ -3,9 +3,9 @@ location (the framework infers none).
 
 ``$ROBOTA_HOME`` (default ``~/.robota``) holds ``settings.json`` (user layer), ``sessions.db``,
 ``logs/`` (JSONL event logs), ``trust.json``, ``mcp-approvals.json`` (answers about projects'
-MCP servers), ``agents/`` (subagent definitions) and ``background/``; all created
-owner-only. A trusted workspace contributes ``<workspace>/.robota/settings.json`` and its
-``AGENTS.md`` / ``CLAUDE.md``.
+MCP servers), ``history`` (the chat prompt's input history), ``agents/`` (subagent
+definitions) and ``background/``; all created owner-only. A trusted workspace contributes
+``<workspace>/.robota/settings.json`` and its ``AGENTS.md`` / ``CLAUDE.md``.
 """
 
 from __future__ import annotations
@@ -48,9 +48,20 @@ class CliPaths:
         return self.home / "trust.json"
 
     @property
+    def credentials(self) -> Path:
+        """Secrets the CLI keeps (owner-only JSON; OAuth tokens of MCP servers)."""
+        return self.home / "credentials.json"
+
+    @property
     def mcp_approvals(self) -> Path:
         """The user's answers about projects' MCP servers (owner-only)."""
         return self.home / "mcp-approvals.json"
+
+    @property
+    def history(self) -> Path:
+        """The lines typed at the ``robota chat`` prompt (owner-only; answers to permission
+        questions and pickers are not kept)."""
+        return self.home / "history"
 
     @property
     def background(self) -> Path:

@@ -9,8 +9,9 @@ import json
 import sys
 import time
 from collections.abc import Mapping
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
+from robota.cli.terminal_text import shown
 from robota.core.agent.events import (
     ModelResponded,
     ModelTextDelta,
@@ -22,7 +23,10 @@ from robota.core.events import Event
 from robota.core.permissions import PermissionDecided
 from robota.core.usage import Usage
 
-__all__ = ["EventPrinter", "event_to_json", "format_usage"]
+if TYPE_CHECKING:
+    from robota.framework.interactive import InteractiveSession
+
+__all__ = ["EventPrinter", "event_to_json", "format_usage", "key_argument"]
 
 _KEY_ARGUMENTS = ("path", "command", "url", "pattern", "query", "name")
 
@@ -53,13 +57,23 @@ def event_to_json(event: Event) -> str:
     return json.dumps({"type": event.type, **body}, ensure_ascii=False, default=str)
 
 
-def _key_argument(arguments: Mapping[str, Any]) -> str:
+def key_argument(arguments: Mapping[str, Any]) -> str:
+    """The argument a tool card names (``path=...``, ``command=...``; at most 60 characters
+    of its value, then written through :func:`~robota.cli.terminal_text.shown`: the model chose
+    it), or "" when the call has none of them."""
     for key in _KEY_ARGUMENTS:
         value = arguments.get(key)
         if isinstance(value, str):
             short = value if len(value) <= 60 else value[:57] + "..."
-            return f"{key}={short}"
+            return f"{key}={shown(short)}"
     return ""
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):  # a closed or unusual stream
+        return False
 
 
 def format_usage(usage: Usage, cost: object | None) -> str:
@@ -81,6 +95,10 @@ class EventPrinter:
     duration) and diagnostics go to ``err`` so ``out`` holds only the answer. A failed run is
     not printed here: the command says it once, in one line. With ``json_mode`` every event is
     one JSON line on ``out``.
+
+    What the model or a tool chose is written through :func:`~robota.cli.terminal_text.shown`
+    wherever a person reads it: the cards on ``err`` always, the answer on ``out`` when ``out``
+    is a terminal (a pipe gets the model's text byte for byte).
     """
 
     def __init__(
@@ -89,26 +107,31 @@ class EventPrinter:
         self.out = out or sys.stdout
         self.err = err or sys.stderr
         self.json_mode = json_mode
+        self._terminal = _isatty(self.out)
         self._started: dict[str, tuple[float, ToolCallStarted]] = {}
         self._mid_line = False
         self.denied = 0
         self.usage_by_model: dict[str, Usage] = {}
         self.last_finish_reason: str | None = None
 
-    def emit(self, event: Event) -> None:
-        """Handle one event."""
+    def tally(self, event: Event) -> None:
+        """Count what the run's outcome needs: denials, usage per model, the finish reason."""
         if isinstance(event, PermissionDecided) and event.behavior == "deny":
             self.denied += 1
         if isinstance(event, ModelResponded):
             self.last_finish_reason = event.message.finish_reason
             model = event.model or "unknown"
             self.usage_by_model[model] = self.usage_by_model.get(model, Usage()) + event.usage
+
+    def emit(self, event: Event) -> None:
+        """Handle one event."""
+        self.tally(event)
         if self.json_mode:
             self.out.write(event_to_json(event) + "\n")
             self.out.flush()
             return
         if isinstance(event, ModelTextDelta):
-            self.out.write(event.text)
+            self.out.write(shown(event.text, keep_lines=True) if self._terminal else event.text)
             self.out.flush()
             self._mid_line = not event.text.endswith("\n")
         elif isinstance(event, ToolCallStarted):
@@ -116,7 +139,7 @@ class EventPrinter:
         elif isinstance(event, ToolCallCompleted):
             self._card(event)
         elif isinstance(event, ToolCallSkipped):
-            self._line(f"  ⊘ {event.call.name}: {event.message}")
+            self._line(f"  ⊘ {shown(event.call.name)}: {shown(event.message)}")
 
     def _line(self, text: str) -> None:
         if self._mid_line:
@@ -129,14 +152,18 @@ class EventPrinter:
     def _card(self, event: ToolCallCompleted) -> None:
         started = self._started.pop(event.call_id, None)
         duration = f"{time.monotonic() - started[0]:.1f}s" if started else "-"
-        name = event.result.name
-        argument = _key_argument(started[1].arguments) if started else ""
+        name = shown(event.result.name)
+        argument = key_argument(started[1].arguments) if started else ""
         if event.result.is_error:
-            first = (event.result.text.strip().splitlines() or [""])[0][:100]
-            outcome = f"✗ {first}"
+            first = (event.result.text[:4096].strip().splitlines() or [""])[0][:100]
+            outcome = f"✗ {shown(first)}"
         else:
             outcome = "✓"
         self._line(f"  ⏺ {name}({argument}) {outcome} {duration}")
+
+    def follow(self, session: InteractiveSession) -> None:
+        """The chat's current session is now ``session`` (nothing to do here; the rich printer's
+        status line reports on it)."""
 
     @property
     def mid_line(self) -> bool:

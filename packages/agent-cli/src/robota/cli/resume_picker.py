@@ -10,12 +10,12 @@ hosted tools) and the following turns continue it.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from robota.cli.line_input import InputInterrupted
 from robota.cli.slash import Chat, show
+from robota.cli.terminal_text import shown
 from robota.cli.turn import say
 from robota.core.errors import RobotaError
 from robota.framework.interactive import InteractiveSession
@@ -53,10 +53,11 @@ def age(when: datetime, now: datetime | None = None) -> str:
 
 
 def picker_lines(rows: Sequence[SessionSummary], now: datetime | None = None) -> list[str]:
-    """The numbered list: ``  1. title — age, N messages  (id)``."""
+    """The numbered list: ``  1. title — age, N messages  (id)``; the title (a model wrote it)
+    and the id through :func:`~robota.cli.terminal_text.shown`."""
     return [
-        f"  {number:>2}. {row.title or '(untitled)'} — {age(row.updated_at, now)}, "
-        f"{row.message_count} message{'s' if row.message_count != 1 else ''}  ({row.id})"
+        f"  {number:>2}. {shown(row.title or '(untitled)')} — {age(row.updated_at, now)}, "
+        f"{row.message_count} message{'s' if row.message_count != 1 else ''}  ({shown(row.id)})"
         for number, row in enumerate(rows, start=1)
     ]
 
@@ -85,12 +86,12 @@ def match_session(rows: Sequence[SessionSummary], wanted: str) -> SessionSummary
 
 async def _pick(chat: Chat, rows: Sequence[SessionSummary]) -> SessionSummary | None:
     show(["recent sessions:", *picker_lines(rows)])
+    question = ""
     if chat.ctx.interactive:
         choices = "1" if len(rows) == 1 else f"1-{len(rows)}"
-        sys.stderr.write(f"resume which? [{choices}, Enter: none] ")
-        sys.stderr.flush()
+        question = f"resume which? [{choices}, Enter: none] "
     try:
-        answer = await chat.lines.read_line()
+        answer = await chat.lines.read_line(question)  # the line editor draws it
     except InputInterrupted:
         answer = None
     text = (answer or "").strip()

@@ -17,7 +17,15 @@ from robota.cli.render import EventPrinter
 from robota.cli.waiting import WaitingLine
 from robota.framework.interactive import InteractiveSession
 
-__all__ = ["Chat", "CommandTable", "Handler", "SlashCommand", "show", "split_command"]
+__all__ = [
+    "Chat",
+    "CommandFactory",
+    "CommandTable",
+    "Handler",
+    "SlashCommand",
+    "show",
+    "split_command",
+]
 
 
 def show(lines: Iterable[str]) -> None:
@@ -54,6 +62,7 @@ class Chat:
         the end when the model never answered in it)."""
         session.subscribe(self.waiting)
         session.subscribe(self.printer)
+        self.printer.follow(session)
         session.set_permission_mode(self.session.permission_gate.context.mode)
         previous, self.session = self.session, session
         self.opened.append(session)
@@ -96,28 +105,42 @@ class SlashCommand:
 
 
 def split_command(line: str) -> tuple[str, list[str]]:
-    """``"/model gpt-4o"`` → ``("/model", ["gpt-4o"])`` (the name lower-cased).
+    """``"/model gpt-4o"`` → ``("/model", ["gpt-4o"])`` (the name as typed: the table's
+    lookup ignores case, but an MCP prompt's name keeps it, ``/mcp__ctx__Twin``).
 
     Example:
         >>> split_command("/Permissions  plan ")
-        ('/permissions', ['plan'])
+        ('/Permissions', ['plan'])
     """
     name, *rest = line.split()
-    return name.lower(), rest
+    return name, rest
+
+
+CommandFactory = Callable[[str], SlashCommand]
+"""``factory(name)``: the row of a command whose name is only known at run time (an MCP
+prompt's ``/mcp__<server>__<prompt>``); ``name`` as typed (case kept)."""
 
 
 class CommandTable:
-    """The rows, looked up by name or alias.
+    """The rows, looked up by name or alias, and the families of commands named at run time.
 
     Args:
         commands: The rows in ``/help`` order; names and aliases must be unique.
+        dynamic: ``(prefix, factory)`` pairs: a name that is no row's and starts with
+            ``prefix`` (and is longer) is ``factory(name)`` (MCP prompts: ``/mcp__``).
 
     Raises:
         ValueError: two rows share a name or alias.
     """
 
-    def __init__(self, commands: Sequence[SlashCommand]) -> None:
+    def __init__(
+        self,
+        commands: Sequence[SlashCommand],
+        *,
+        dynamic: Sequence[tuple[str, CommandFactory]] = (),
+    ) -> None:
         self.commands = tuple(commands)
+        self.dynamic = tuple(dynamic)
         self._by_name: dict[str, SlashCommand] = {}
         for command in self.commands:
             for name in (command.name, *command.aliases):
@@ -126,8 +149,16 @@ class CommandTable:
                 self._by_name[name] = command
 
     def find(self, name: str) -> SlashCommand | None:
-        """The row for ``name`` (``/model``) or one of its aliases, or None."""
-        return self._by_name.get(name.lower())
+        """The row for ``name`` (``/model``) or one of its aliases, else the row a dynamic
+        family makes for it (``/mcp__docs__review``), or None."""
+        typed = name.lower()
+        row = self._by_name.get(typed)
+        if row is not None:
+            return row
+        for prefix, factory in self.dynamic:
+            if typed.startswith(prefix) and len(typed) > len(prefix):
+                return factory(prefix + name[len(prefix) :])  # the prompt's name keeps its case
+        return None
 
     def suggest(self, name: str) -> str | None:
         """The command a mistyped ``name`` most likely meant: the only command it is a prefix

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from collections.abc import Sequence
 
 import anyio
 from anyio.abc import TaskStatus
@@ -23,9 +24,10 @@ from robota.core.errors import (
     ProviderTimeoutError,
     RobotaError,
     RunCancelledError,
+    TruncatedResponseError,
 )
 from robota.core.host.errors import OwnerOnlyError, PathContainmentError
-from robota.core.messages import AssistantMessage
+from robota.core.messages import AssistantMessage, MediaPart, TextPart
 from robota.framework.interactive import InteractiveSession
 from robota.session import SessionNotFoundError
 
@@ -41,7 +43,8 @@ def say(message: str) -> None:
 def exit_for(error: BaseException) -> ExitCode:
     """The exit status for a failure: 3 for what the user must fix (configuration,
     credentials, unknown session, unsafe state folder, a path outside the workspace), 130 for
-    a cancellation, 4 for any other provider failure, else 1."""
+    a cancellation, 7 for an answer cut off at the output token limit, 4 for any other
+    provider failure, else 1."""
     if isinstance(
         error,
         (
@@ -56,6 +59,8 @@ def exit_for(error: BaseException) -> ExitCode:
         return ExitCode.CONFIGURATION
     if isinstance(error, RunCancelledError):
         return ExitCode.INTERRUPTED
+    if isinstance(error, TruncatedResponseError):
+        return ExitCode.TRUNCATED
     if isinstance(error, ProviderError):
         return ExitCode.PROVIDER
     return ExitCode.ERROR
@@ -120,7 +125,7 @@ def was_answered(session: InteractiveSession) -> bool:
 
 async def run_turn(
     session: InteractiveSession,
-    prompt: str,
+    prompt: str | Sequence[TextPart | MediaPart],
     printer: EventPrinter,
     waiting: WaitingLine,
     *,
@@ -132,7 +137,8 @@ async def run_turn(
 
     Args:
         session: The session.
-        prompt: The user's message.
+        prompt: The user's message: text, or its parts (``@path`` references expanded by
+            :func:`robota.cli.attachments.prompt_for`).
         printer: Prints the answer and tool cards (subscribed to ``session``).
         waiting: The "waiting for the model…" line (subscribed to ``session``).
         url: The model's base URL, for the failure line.
@@ -142,6 +148,7 @@ async def run_turn(
             handles Ctrl-C (``robota chat``).
     """
     result: RunResult | RobotaError = RunCancelledError("turn did not run")
+    denied_before = printer.denied  # the chat's printer counts over every turn
     async with anyio.create_task_group() as group:
         if own_interrupts:
 
@@ -165,6 +172,7 @@ async def run_turn(
         return exit_for(result)
     if result.interrupted:
         return ExitCode.INTERRUPTED
-    if printer.last_finish_reason == "length":
+    if printer.last_finish_reason == "length":  # kept by --accept-truncated, still incomplete
         say("note: the answer was cut off at the model's output token limit")
-    return ExitCode.PERMISSION_DENIED if printer.denied else ExitCode.OK
+        return ExitCode.TRUNCATED
+    return ExitCode.PERMISSION_DENIED if printer.denied > denied_before else ExitCode.OK

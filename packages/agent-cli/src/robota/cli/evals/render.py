@@ -5,7 +5,8 @@ Plain output is sections separated by one blank line; each section is a header r
 row per item, columns separated by a tab (tabs and line breaks inside a value become spaces),
 and the last line is ``summary`` followed by ``key=value`` fields. Values: ``true``/``false``
 for assertions, numbers as written by ``%g``, ``error`` for an evaluator that failed, ``-`` for
-none. A report prints :func:`robota.evals.report.render_report`'s text::
+none (written by :mod:`robota.evals.report.text`'s pieces, shared with the report text). A report
+prints :func:`robota.evals.report.render_report`'s text::
 
     case  repetition  status  ExactMatch  duration_s  total_tokens     (the cases)
     failed_case  repetition  evaluator  reason                          (when any failed)
@@ -20,8 +21,7 @@ analyses, ``usage_delta`` and ``summary`` (conclusion, counts, pass rates).
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TextIO
 
 from rich.console import Console
@@ -35,8 +35,17 @@ require_evals()
 
 from robota.evals import CaseResult, EvaluationReport, EvaluatorResult, ReportAnalysis  # noqa: E402
 from robota.evals.comparison import AnalysisChange, CaseChange, Comparison, ResultChange, UsageDelta  # noqa: E402
-from robota.evals.evaluators.base import EvaluationValue  # noqa: E402
-from robota.evals.report import render_report, report_failed  # noqa: E402
+from robota.evals.report import (  # noqa: E402
+    evaluator_columns,
+    field_line,
+    format_number,
+    plain_value,
+    render_report,
+    report_failed,
+    report_failures,
+    short_type_name,
+    table_row,
+)
 
 __all__ = [
     "print_comparison",
@@ -61,41 +70,6 @@ _RICH_WORDS = {"true": "✓ pass", "false": "✗ fail"}
 # --- shared ------------------------------------------------------------------------------------
 
 
-def _columns(report: EvaluationReport) -> list[str]:
-    names: list[str] = []
-    for case in report.cases:
-        for result in case.results:
-            if result.name not in names:
-                names.append(result.name)
-    return names
-
-
-def _failures(report: EvaluationReport) -> list[tuple[CaseResult, str, str]]:
-    """(case, evaluator or ``"(task)"``, reason) for each failed task, false assertion and
-    failed evaluator, in report order."""
-    found: list[tuple[CaseResult, str, str]] = []
-    for case in report.cases:
-        if case.error is not None:
-            found.append((case, "(task)", f"{_short_type(case.error.type)}: {case.error.message}"))
-        for result in case.results:
-            if result.error is not None:
-                why = f"{_short_type(result.error.type)}: {result.error.message}"
-                found.append((case, result.name, why))
-            elif result.passed is False:
-                found.append((case, result.name, result.reason or "assertion failed"))
-    return found
-
-
-def _short_type(qualified: str) -> str:
-    return qualified.rpartition(".")[2]
-
-
-def _number(value: float) -> str:
-    if isinstance(value, float) and not math.isfinite(value):
-        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-    return f"{value:g}"
-
-
 def _signed(value: int) -> str:
     return f"{value:+d}"
 
@@ -104,33 +78,11 @@ def _percent(rate: float) -> str:
     return f"{rate * 100:.1f}%"
 
 
-def _flat(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _plain_value(value: EvaluationValue | None) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return _number(value)
-    return _flat(value) or "-"
-
-
 def _usage_words(usage: Usage) -> str:
     return (
         f"{usage.total_tokens:,} tokens (in {usage.input_tokens:,} / out "
         f"{usage.output_tokens:,}), {usage.requests} requests"
     )
-
-
-def _row(cells: Iterable[str]) -> str:
-    return "\t".join(_flat(cell) or "-" for cell in cells)
-
-
-def _fields(name: str, pairs: Sequence[tuple[str, object]]) -> str:
-    return "\t".join([name, *(f"{key}={value}" for key, value in pairs)])
 
 
 # --- a report ------------------------------------------------------------------------------------
@@ -156,7 +108,7 @@ def _rich_value(result: EvaluatorResult | None) -> Text:
     if value is None:
         return Text("-", style="dim")
     if isinstance(value, int | float):
-        return Text(_number(value))
+        return Text(format_number(value))
     return Text(value)
 
 
@@ -167,7 +119,7 @@ def _rich_status(case: CaseResult) -> Text:
 
 
 def _rich_report(report: EvaluationReport, console: Console) -> None:
-    names = _columns(report)
+    names = evaluator_columns(report)
     title = report.name if report.name == report.dataset else f"{report.name} ({report.dataset})"
     table = Table(title=title, title_justify="left")
     table.add_column("case")
@@ -187,7 +139,7 @@ def _rich_report(report: EvaluationReport, console: Console) -> None:
             f"{case.usage.total_tokens:,}",
         )
     console.print(table)
-    failures = _failures(report)
+    failures = report_failures(report)
     if failures:
         console.print(Text("Failures", style="bold"))
         for case, evaluator, why in failures:
@@ -208,7 +160,7 @@ def _rich_report(report: EvaluationReport, console: Console) -> None:
                 Text(stat.name),
                 str(stat.count),
                 *(
-                    "-" if v is None else _number(v)
+                    "-" if v is None else format_number(v)
                     for v in (stat.mean, stat.minimum, stat.maximum, stat.stdev)
                 ),
                 str(stat.excluded),
@@ -234,7 +186,7 @@ def _rich_analyses(analyses: Sequence[ReportAnalysis]) -> Table:
     for analysis in analyses:
         if analysis.error is not None:
             assertion = Text("error", style="bold red")
-            reason = f"{_short_type(analysis.error.type)}: {analysis.error.message}"
+            reason = f"{short_type_name(analysis.error.type)}: {analysis.error.message}"
         else:
             assertion = (
                 Text("-", style="dim")
@@ -244,7 +196,7 @@ def _rich_analyses(analyses: Sequence[ReportAnalysis]) -> Table:
                 )
             )
             reason = analysis.reason or ""
-        value = "-" if analysis.value is None else _number(analysis.value)
+        value = "-" if analysis.value is None else format_number(analysis.value)
         if analysis.value is not None and analysis.unit:
             value += f" {analysis.unit}"
         table.add_row(Text(analysis.name), assertion, value, Text(reason))
@@ -292,8 +244,8 @@ def _sides(row: CaseChange, change: ResultChange | None) -> tuple[str, str, str,
             row.candidate_passed, row.candidate_error.message if row.candidate_error else None
         )
         return "(case)", baseline, candidate, "-"
-    baseline = "error" if change.baseline_error is not None else _plain_value(change.baseline)
-    candidate = "error" if change.candidate_error is not None else _plain_value(change.candidate)
+    baseline = "error" if change.baseline_error is not None else plain_value(change.baseline)
+    candidate = "error" if change.candidate_error is not None else plain_value(change.candidate)
     if change.status == "added":
         baseline = "absent"
     if change.status == "removed":
@@ -305,9 +257,9 @@ def _sides(row: CaseChange, change: ResultChange | None) -> tuple[str, str, str,
 def _analysis_side(assertion: bool | None, value: float | None, error: bool) -> str:
     if error:
         return "error"
-    words = [_plain_value(assertion)] if assertion is not None else []
+    words = [plain_value(assertion)] if assertion is not None else []
     if value is not None:
-        words.append(_number(value))
+        words.append(format_number(value))
     return " ".join(words) or "-"
 
 
@@ -398,12 +350,16 @@ def _plain_comparison(comparison: Comparison) -> list[str]:
     if not changes:
         words = "no case changed" if _changed_analyses(comparison) else "no differences"
         return [words, *_plain_comparison_tail(comparison)]
-    lines = [_row(["case", "repetition", "evaluator", "baseline", "candidate", "delta", "status"])]
+    lines = [
+        table_row(["case", "repetition", "evaluator", "baseline", "candidate", "delta", "status"])
+    ]
     for row, change in changes:
         evaluator, baseline, candidate, delta = _sides(row, change)
         status = row.status if change is None else change.status
         lines.append(
-            _row([row.name, str(row.repetition), evaluator, baseline, candidate, delta, status])
+            table_row(
+                [row.name, str(row.repetition), evaluator, baseline, candidate, delta, status]
+            )
         )
     return ["\n".join(lines), *_plain_comparison_tail(comparison)]
 
@@ -413,10 +369,10 @@ def _plain_comparison_tail(comparison: Comparison) -> list[str]:
     sections: list[str] = []
     analyses = _changed_analyses(comparison)
     if analyses:
-        rows = [_row(["analysis", "baseline", "candidate", "delta", "status"])]
+        rows = [table_row(["analysis", "baseline", "candidate", "delta", "status"])]
         for a in analyses:
             rows.append(
-                _row(
+                table_row(
                     [
                         a.name,
                         _analysis_side(
@@ -434,15 +390,15 @@ def _plain_comparison_tail(comparison: Comparison) -> list[str]:
     sections.append(
         "\n".join(
             [
-                _fields("usage_delta", _usage_pairs(comparison.usage_delta)),
-                _fields(
+                field_line("usage_delta", _usage_pairs(comparison.usage_delta)),
+                field_line(
                     "summary",
                     [
                         ("conclusion", comparison.conclusion),
                         ("regressions", len(comparison.regressions)),
                         ("improvements", len(comparison.improvements)),
-                        ("baseline_pass_rate", _number(comparison.baseline_pass_rate)),
-                        ("candidate_pass_rate", _number(comparison.candidate_pass_rate)),
+                        ("baseline_pass_rate", format_number(comparison.baseline_pass_rate)),
+                        ("candidate_pass_rate", format_number(comparison.candidate_pass_rate)),
                         ("pass_rate_delta", f"{comparison.pass_rate_delta:+g}"),
                     ],
                 ),

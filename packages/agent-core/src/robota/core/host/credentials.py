@@ -171,6 +171,11 @@ class FileCredentialStore:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self._path = Path(path)
 
+    @property
+    def path(self) -> Path:
+        """The JSON file (callers coordinating through a lock file next to it use this)."""
+        return self._path
+
     def _load(self) -> _CredentialFile:
         try:
             with private_dir(self._path.parent) as folder:

@@ -1,5 +1,6 @@
-"""Evaluation reports: results, analyses and summary statistics, and :func:`render_report`
-(a report as plain text, pydantic-evals' ``report.print()`` counterpart)."""
+"""Evaluation reports: results, analyses and summary statistics, :func:`render_report`
+(a report as plain text, pydantic-evals' ``report.print()`` counterpart) and the pieces that
+text is made of (:mod:`robota.evals.report.text`: values, rows, ``key=value`` lines, failures)."""
 
 from robota.evals.report.model import (
     CaseError,
@@ -11,6 +12,16 @@ from robota.evals.report.model import (
     ScoreStats,
 )
 from robota.evals.report.render import render_report, report_failed
+from robota.evals.report.text import (
+    evaluator_columns,
+    field_line,
+    format_number,
+    plain_value,
+    report_failures,
+    short_type_name,
+    single_line,
+    table_row,
+)
 
 __all__ = [
     "CaseError",
@@ -20,6 +31,14 @@ __all__ = [
     "ReportAnalysis",
     "ReportView",
     "ScoreStats",
+    "evaluator_columns",
+    "field_line",
+    "format_number",
+    "plain_value",
     "render_report",
     "report_failed",
+    "report_failures",
+    "short_type_name",
+    "single_line",
+    "table_row",
 ]

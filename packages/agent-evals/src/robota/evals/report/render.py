@@ -13,15 +13,23 @@ none::
     analysis  assertion  value  unit  reason                            (report evaluators)
     score  count  mean  min  max  stdev  excluded                        (score statistics)
     summary  pass_rate=0.5  passed=1  failed=1  ...  result=fail
+
+The pieces (a value, a row, a ``key=value`` line, the failures) are public in
+:mod:`robota.evals.report.text`, for other views that should write them the same way.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Sequence
-
-from robota.evals.evaluators.base import EvaluationValue
-from robota.evals.report.model import CaseResult, EvaluationReport, EvaluatorResult
+from robota.evals.report.model import EvaluationReport, EvaluatorResult
+from robota.evals.report.text import (
+    evaluator_columns,
+    field_line,
+    format_number,
+    plain_value,
+    report_failures,
+    short_type_name,
+    table_row,
+)
 
 __all__ = ["render_report", "report_failed"]
 
@@ -57,12 +65,12 @@ def render_report(report: EvaluationReport) -> str:
 
 
 def _sections(report: EvaluationReport) -> list[str]:
-    names = _columns(report)
-    rows = [_row(["case", "repetition", "status", *names, "duration_s", "total_tokens"])]
+    names = evaluator_columns(report)
+    rows = [table_row(["case", "repetition", "status", *names, "duration_s", "total_tokens"])]
     for case in report.cases:
         status = "error" if case.error is not None else ("pass" if case.passed else "fail")
         rows.append(
-            _row(
+            table_row(
                 [
                     case.name,
                     str(case.repetition),
@@ -74,37 +82,37 @@ def _sections(report: EvaluationReport) -> list[str]:
             )
         )
     sections = ["\n".join(rows)]
-    failures = _failures(report)
+    failures = report_failures(report)
     if failures:
-        lines = [_row(["failed_case", "repetition", "evaluator", "reason"])]
+        lines = [table_row(["failed_case", "repetition", "evaluator", "reason"])]
         lines += [
-            _row([case.name, str(case.repetition), evaluator, why])
+            table_row([case.name, str(case.repetition), evaluator, why])
             for case, evaluator, why in failures
         ]
         sections.append("\n".join(lines))
     if report.analyses:
-        lines = [_row(["analysis", "assertion", "value", "unit", "reason"])]
+        lines = [table_row(["analysis", "assertion", "value", "unit", "reason"])]
         for analysis in report.analyses:
             if analysis.error is not None:
                 assertion = "error"
-                reason = f"{_short_type(analysis.error.type)}: {analysis.error.message}"
+                reason = f"{short_type_name(analysis.error.type)}: {analysis.error.message}"
             else:
-                assertion = _plain_value(analysis.assertion)
+                assertion = plain_value(analysis.assertion)
                 reason = analysis.reason or "-"
-            value = "-" if analysis.value is None else _number(analysis.value)
-            lines.append(_row([analysis.name, assertion, value, analysis.unit or "-", reason]))
+            value = "-" if analysis.value is None else format_number(analysis.value)
+            lines.append(table_row([analysis.name, assertion, value, analysis.unit or "-", reason]))
         sections.append("\n".join(lines))
     stats = report.score_stats()
     if stats:
-        lines = [_row(["score", "count", "mean", "min", "max", "stdev", "excluded"])]
+        lines = [table_row(["score", "count", "mean", "min", "max", "stdev", "excluded"])]
         for stat in stats.values():
             numbers = (stat.mean, stat.minimum, stat.maximum, stat.stdev)
             lines.append(
-                _row(
+                table_row(
                     [
                         stat.name,
                         str(stat.count),
-                        *("-" if v is None else _number(v) for v in numbers),
+                        *("-" if v is None else format_number(v) for v in numbers),
                         str(stat.excluded),
                     ]
                 )
@@ -113,10 +121,10 @@ def _sections(report: EvaluationReport) -> list[str]:
     passed = sum(case.passed for case in report.cases)
     usage = report.usage
     sections.append(
-        _fields(
+        field_line(
             "summary",
             [
-                ("pass_rate", _number(report.pass_rate())),
+                ("pass_rate", format_number(report.pass_rate())),
                 ("passed", passed),
                 ("failed", len(report.cases) - passed),
                 ("cases", len(report.case_pass_rates())),
@@ -133,66 +141,9 @@ def _sections(report: EvaluationReport) -> list[str]:
     return sections
 
 
-def _columns(report: EvaluationReport) -> list[str]:
-    names: list[str] = []
-    for case in report.cases:
-        for result in case.results:
-            if result.name not in names:
-                names.append(result.name)
-    return names
-
-
-def _failures(report: EvaluationReport) -> list[tuple[CaseResult, str, str]]:
-    """(case, evaluator or ``"(task)"``, reason) for each failed task, false assertion and
-    failed evaluator, in report order."""
-    found: list[tuple[CaseResult, str, str]] = []
-    for case in report.cases:
-        if case.error is not None:
-            found.append((case, "(task)", f"{_short_type(case.error.type)}: {case.error.message}"))
-        for result in case.results:
-            if result.error is not None:
-                why = f"{_short_type(result.error.type)}: {result.error.message}"
-                found.append((case, result.name, why))
-            elif result.passed is False:
-                found.append((case, result.name, result.reason or "assertion failed"))
-    return found
-
-
-def _short_type(qualified: str) -> str:
-    return qualified.rpartition(".")[2]
-
-
-def _number(value: float) -> str:
-    if isinstance(value, float) and not math.isfinite(value):
-        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-    return f"{value:g}"
-
-
-def _flat(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _plain_value(value: EvaluationValue | None) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return _number(value)
-    return _flat(value) or "-"
-
-
 def _plain_result(result: EvaluatorResult | None) -> str:
     if result is None:
         return "-"
     if result.error is not None:
         return "error"
-    return _plain_value(result.value)
-
-
-def _row(cells: Iterable[str]) -> str:
-    return "\t".join(_flat(cell) or "-" for cell in cells)
-
-
-def _fields(name: str, pairs: Sequence[tuple[str, object]]) -> str:
-    return "\t".join([name, *(f"{key}={value}" for key, value in pairs)])
+    return plain_value(result.value)

@@ -15,15 +15,21 @@ without it. :meth:`~robota.framework.interactive.InteractiveSession.shutdown` st
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from robota.core.agent import Agent
-from robota.core.messages import Message
+from robota.core.messages import MediaPart, Message, TextPart
 from robota.core.tools.base import Tool
 from robota.framework.interactive._wiring import Forwarder
 from robota.framework.interactive.config import SessionConfig
-from robota.framework.mcp import McpHub, McpServerStatus
+from robota.framework.mcp import (
+    McpHub,
+    McpPrompt,
+    McpResource,
+    McpServerStatus,
+    McpServerUnavailable,
+)
 from robota.framework.trust import TrustedWorkspace, workspace_identity
 
 __all__ = ["SessionMcp"]
@@ -68,6 +74,8 @@ class SessionMcp:
             approver=config.mcp_approver,
             sinks=[self._forwarder],
             tool_filter=config.mcp_tool_filter,
+            tool_gate=config.mcp_tool_gate,
+            credentials=config.mcp_credentials,
         )
 
     def _mcp_tools(self) -> list[Tool]:
@@ -92,6 +100,60 @@ class SessionMcp:
         await self._mcp_connect()
         if not self.running:
             self._mcp_refresh()
+
+    # -- resources and prompts (attachable context) -------------------------------------------
+
+    async def mcp_resources(self) -> list[McpResource]:
+        """Every resource of the connected MCP servers, in settings then listing order;
+        connects them first (as :meth:`warmup`). Empty when none is configured; a server
+        without resources contributes none."""
+        if self._mcp is None:
+            return []
+        await self.warmup()
+        return await self._mcp.resources()
+
+    async def read_mcp_resource(self, server: str, uri: str) -> list[TextPart | MediaPart]:
+        """Resource ``uri`` of MCP server ``server`` as message parts to attach to a turn:
+        text headed ``[resource <uri>]`` (at most 100 000 characters over all text parts,
+        then a note saying how many were omitted), PNG/JPEG/GIF/WebP images up to 5 MB as
+        media parts, other blobs described in one line. Connects the servers first.
+
+        Raises:
+            McpServerUnavailable: no MCP server has that name, or it is not connected.
+            McpResourceNotFound: the server has no such resource (``robota.tools.mcp``).
+            McpServerError: the server failed the request or timed out (``robota.tools.mcp``).
+        """
+        if self._mcp is None:
+            raise McpServerUnavailable(server=server, state=None)
+        await self.warmup()
+        return await self._mcp.read_resource(server, uri)
+
+    async def mcp_prompts(self) -> list[McpPrompt]:
+        """Every prompt of the connected MCP servers, in settings then listing order;
+        connects them first. Empty when none is configured."""
+        if self._mcp is None:
+            return []
+        await self.warmup()
+        return await self._mcp.prompts()
+
+    async def get_mcp_prompt(
+        self, server: str, name: str, arguments: Mapping[str, str]
+    ) -> list[TextPart | MediaPart]:
+        """Prompt ``name`` of MCP server ``server`` filled with ``arguments`` (argument name
+        to value), as message parts for the user's turn (bounded and rendered as
+        :meth:`read_mcp_resource`; a prompt mixing user and assistant messages labels each
+        ``[user]`` / ``[assistant]``). Connects the servers first.
+
+        Raises:
+            McpServerUnavailable: no MCP server has that name, or it is not connected.
+            McpPromptNotFound: the server lists no such prompt (``robota.tools.mcp``).
+            McpPromptArgumentsError: a required argument is missing or an unknown one given.
+            McpServerError: the server failed the request or timed out.
+        """
+        if self._mcp is None:
+            raise McpServerUnavailable(server=server, state=None)
+        await self.warmup()
+        return await self._mcp.get_prompt(server, name, arguments)
 
     async def _mcp_open(self) -> None:
         if self._mcp is not None:

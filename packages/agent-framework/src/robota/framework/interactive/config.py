@@ -12,6 +12,7 @@ from robota.core.capabilities import HostedTool
 from robota.core.errors import ConfigurationError
 from robota.core.events import EventSink
 from robota.core.gate import ToolGate
+from robota.core.host.credentials import CredentialStore
 from robota.core.host.sandbox import Sandbox
 from robota.core.journal import Journal
 from robota.core.permissions import Approver, PermissionMode
@@ -19,7 +20,7 @@ from robota.core.provider import Provider
 from robota.core.settings import ModelSettings
 from robota.core.tools.base import Tool
 from robota.framework.interactive.chain import chain_of
-from robota.framework.mcp import McpApprovalStore, McpApprover, McpToolFilter
+from robota.framework.mcp import McpApprovalStore, McpApprover, McpToolFilter, McpToolGate
 from robota.framework.settings import Settings
 from robota.framework.trust.access import TrustedWorkspace, WorkspaceAuthorityError
 from robota.session import EventLog, SessionStore
@@ -104,6 +105,12 @@ class SessionConfig:
             ``os.environ``).
         mcp_tool_filter: Shapes each connected MCP server's offered tools at runtime (seed 004,
             ``mcp:tools:filter``; :data:`~robota.framework.mcp.McpToolFilter`).
+        mcp_tool_gate: Called before each MCP tool call; may deny it (seed 004,
+            ``mcp:tool:gate``; :data:`~robota.framework.mcp.McpToolGate`; fails closed).
+        mcp_credentials: Where OAuth tokens of HTTP MCP servers are kept (a keychain or the
+            owner-only credentials file; :mod:`robota.framework.mcp.oauth`). An HTTP server
+            with stored tokens connects with them (refreshed when expired); the session never
+            starts a login (a server wanting one shows ``needs-login``). None: no OAuth.
     """
 
     provider: Provider
@@ -143,6 +150,8 @@ class SessionConfig:
     mcp_approver: McpApprover | None = None
     mcp_env: Mapping[str, str] | None = None
     mcp_tool_filter: McpToolFilter | None = None
+    mcp_tool_gate: McpToolGate | None = None
+    mcp_credentials: CredentialStore | None = None
 
     def __post_init__(self) -> None:
         """Refuse a trust decision that does not cover the workspace (seed 003, "No public

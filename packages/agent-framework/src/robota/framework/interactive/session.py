@@ -30,7 +30,7 @@ the chain's compaction rule, the agent leaves retrying to the chain, and
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import replace
 from secrets import token_hex
 from typing import Any
@@ -49,7 +49,7 @@ from robota.core.hooks.events import (
     UserPromptSubmitInput,
 )
 from robota.core.host.sandbox import NoSandbox, Sandbox
-from robota.core.messages import Message, SystemMessage
+from robota.core.messages import MediaPart, Message, SystemMessage, TextPart, UserMessage
 from robota.core.permissions import Approval, Approver, ConsentStore, PermissionGate, PermissionMode
 from robota.core.tools.base import Tool
 from robota.core.usage import Usage
@@ -58,6 +58,7 @@ from robota.framework.interactive._assembly import SessionAssembly
 from robota.framework.interactive._compaction import SessionCompaction
 from robota.framework.interactive._hosted import SessionHostedTools
 from robota.framework.interactive._mcp import SessionMcp
+from robota.framework.interactive._prompt import UserPrompt, prompt_text, turn_prompt
 from robota.framework.interactive._wiring import Forwarder, hooks_of
 from robota.framework.interactive.breakdown import ContextBreakdown, context_breakdown
 from robota.framework.interactive.chain import turn_scope
@@ -327,10 +328,16 @@ class InteractiveSession(SessionAssembly, SessionCompaction, SessionHostedTools,
 
     # -- turns -------------------------------------------------------------------------------
 
-    async def submit(self, prompt: str) -> RunResult:
+    async def submit(self, prompt: str | Sequence[TextPart | MediaPart]) -> RunResult:
         """Run one turn and return its result; the record is saved whatever the outcome.
 
+        ``prompt`` is text, or the user message's parts (``TextPart``/``MediaPart``), sent
+        unchanged so an image reaches the provider as an image; hooks see the text form
+        (media as ``[image: name]``; :mod:`._prompt`).
+
         Raises:
+            ValueError: an empty sequence of parts; TypeError: a part of another kind
+                (both before anything runs).
             RuntimeError: after :meth:`shutdown`.
             SessionLeaseHeldError: another host holds the session's lease (nothing ran: no
                 hook, no model call, no tool).
@@ -338,12 +345,14 @@ class InteractiveSession(SessionAssembly, SessionCompaction, SessionHostedTools,
                 not called, nothing was added; :meth:`stream` raises it on entry).
             RobotaError: what the turn failed with (after saving what was committed).
         """
-        async with self._turn(prompt) as (token, text):
-            return await self.agent.run(text, cancel=token)
+        async with self._turn(prompt) as (token, message):
+            return await self.agent.run(message, cancel=token)
 
     @contextlib.asynccontextmanager
-    async def stream(self, prompt: str) -> AsyncGenerator[AsyncIterator[Event]]:
-        """Run one turn, yielding its events as they happen::
+    async def stream(
+        self, prompt: str | Sequence[TextPart | MediaPart]
+    ) -> AsyncGenerator[AsyncIterator[Event]]:
+        """Run one turn (``prompt`` as for :meth:`submit`), yielding its events as they happen::
 
             async with session.stream("hi") as events:
                 async for event in events:
@@ -352,13 +361,16 @@ class InteractiveSession(SessionAssembly, SessionCompaction, SessionHostedTools,
         Leaving the block early cancels the turn (saved as interrupted).
         """
         async with (
-            self._turn(prompt) as (token, text),
-            self.agent.stream(text, cancel=token) as events,
+            self._turn(prompt) as (token, message),
+            self.agent.stream(message, cancel=token) as events,
         ):
             yield events
 
     @contextlib.asynccontextmanager
-    async def _turn(self, prompt: str) -> AsyncGenerator[tuple[CancelToken, str]]:
+    async def _turn(
+        self, prompt: UserPrompt
+    ) -> AsyncGenerator[tuple[CancelToken, str | UserMessage]]:
+        text = prompt_text(prompt)  # a malformed prompt of parts is refused before anything
         if self._closed:
             raise RuntimeError("session is shut down")
         async with self._busy:
@@ -367,7 +379,7 @@ class InteractiveSession(SessionAssembly, SessionCompaction, SessionHostedTools,
                 await self._mcp_before_turn()  # first turn: connect MCP servers (._mcp)
                 submitted = await self._hooks.dispatch(
                     HookEventName.USER_PROMPT_SUBMIT,
-                    UserPromptSubmitInput(prompt=prompt, **self._hook_common()),
+                    UserPromptSubmitInput(prompt=text, **self._hook_common()),
                     emit=self._forward,
                 )
                 if submitted.blocked:  # refused before the model is called; nothing recorded
@@ -380,10 +392,9 @@ class InteractiveSession(SessionAssembly, SessionCompaction, SessionHostedTools,
                 self.checkpoints.begin_turn(turn_id)
                 background = self._toolset.background if self._toolset else None
                 notices = background.drain_exit_notifications() if background else []
-                text = "\n\n".join([*notices, prompt]) if notices else prompt
                 try:
                     with turn_scope(self.config.provider):  # a fallback chain's run (.chain)
-                        yield token, text
+                        yield token, turn_prompt(prompt, notices)
                 finally:
                     self._cancel = None
                     with anyio.CancelScope(shield=True):
@@ -444,7 +455,7 @@ class InteractiveSession(SessionAssembly, SessionCompaction, SessionHostedTools,
             title = await generate_title(
                 self.config.title_provider or self.config.provider,
                 self.config.model,
-                "".join(getattr(p, "text", "") for p in first_user.parts),
+                "\n\n".join(getattr(p, "text", "") for p in first_user.parts),
                 answer.text,
             )
         except Exception:  # a failed title does not use up the naming

@@ -12,6 +12,13 @@ from robota.framework.mcp.approvals import (
     McpDecision,
     server_digest,
 )
+from robota.framework.mcp.context import (
+    McpPrompt,
+    McpPromptArgument,
+    McpResource,
+    McpServerUnavailable,
+)
+from robota.framework.mcp.gate import McpToolGate
 from robota.framework.mcp.hub import McpHub
 from robota.framework.mcp.status import (
     McpApprovalRequest,
@@ -37,10 +44,15 @@ __all__ = [
     "McpApprover",
     "McpDecision",
     "McpHub",
+    "McpPrompt",
+    "McpPromptArgument",
+    "McpResource",
     "McpServerSkipped",
     "McpServerStatus",
+    "McpServerUnavailable",
     "McpState",
     "McpToolFilter",
+    "McpToolGate",
     "McpVariableError",
     "approval_request",
     "describe_target",

@@ -21,12 +21,8 @@ File shape: ``{"<workspace identity>": {"<server>": {"digest": "<sha256>", "deci
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
-import sys
-from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -35,11 +31,11 @@ from robota.core.errors import ConfigurationError
 from robota.core.host.errors import OwnerOnlyError
 from robota.core.host.owner_only import (
     ensure_private_dir,
-    open_private_file,
     private_dir,
     read_private_file,
     write_private_file,
 )
+from robota.framework.mcp._filelock import locked as _locked
 from robota.framework.settings.mcp import HttpMcpServer, StdioMcpServer
 
 __all__ = ["McpApprovalError", "McpApprovalStore", "McpDecision", "server_digest"]
@@ -143,29 +139,6 @@ class McpApprovalStore:
                 write_private_file(self.path, encoded, dir_fd=folder)
         except OwnerOnlyError as exc:
             raise McpApprovalError(self.path, exc.message) from exc
-
-
-@contextlib.contextmanager
-def _locked(path: Path, folder: int | None) -> Generator[None]:
-    """Hold an exclusive ``flock`` on ``<path>.lock`` (owner-only, created when missing, never
-    a link) in ``folder`` while the block runs; a no-op on Windows.
-
-    Raises:
-        OwnerOnlyError: the lock file is unsafe (a link, another account's, readable by others).
-    """
-    if sys.platform == "win32":  # pragma: no cover - no flock
-        yield
-        return
-    import fcntl
-
-    descriptor = open_private_file(
-        path.with_name(f"{path.name}.lock"), append=True, create=True, dir_fd=folder
-    )
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(descriptor)  # releases the lock
 
 
 def _is_map(raw: object) -> bool:

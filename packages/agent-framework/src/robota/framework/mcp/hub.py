@@ -29,9 +29,12 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 from robota.core.events import EventSink, emit_all
+from robota.core.host import CredentialStore, CredentialStoreError
 from robota.core.tools.base import Tool
 from robota.framework.mcp._owner import DetachedOwner
 from robota.framework.mcp.approvals import McpApprovalStore, server_digest
+from robota.framework.mcp.context import McpHubContext
+from robota.framework.mcp.gate import McpToolGate
 from robota.framework.mcp.status import (
     McpApprover,
     McpServerSkipped,
@@ -59,8 +62,9 @@ _LIVE: dict[str, McpState] = {
 }
 
 
-class McpHub:
-    """The configured MCP servers of one session (see the module docstring).
+class McpHub(McpHubContext):
+    """The configured MCP servers of one session (see the module docstring); their resources
+    and prompts through :class:`~robota.framework.mcp.context.McpHubContext`.
 
     Args:
         settings: Merged settings (their ``mcp_servers`` and each server's
@@ -77,6 +81,10 @@ class McpHub:
         sinks: Receive ``mcp.server_connected``, ``mcp.server_failed``,
             ``mcp.server_needs_login`` and ``mcp.server_skipped``.
         tool_filter: The runtime filter seam (:data:`~robota.framework.mcp.McpToolFilter`).
+        tool_gate: Called before each MCP tool call (:data:`~robota.framework.mcp.McpToolGate`).
+        credentials: Where OAuth tokens of HTTP servers are kept
+            (:mod:`robota.framework.mcp.oauth`): an HTTP server with stored tokens connects
+            with them (refreshed when expired); None: no OAuth.
 
     Raises:
         McpApprovalError: (constructor) the approvals file is unsafe or malformed.
@@ -94,7 +102,11 @@ class McpHub:
         approver: McpApprover | None = None,
         sinks: Sequence[EventSink] = (),
         tool_filter: McpToolFilter | None = None,
+        tool_gate: McpToolGate | None = None,
+        credentials: CredentialStore | None = None,
     ) -> None:
+        self._tool_gate = tool_gate
+        self._credentials = credentials
         self._servers = dict(settings.mcp_servers)
         self._scopes: dict[str, McpScope] = {n: settings.mcp_scope(n) for n in self._servers}
         self._workspace = workspace
@@ -203,7 +215,7 @@ class McpHub:
                 self._skip(name, self._state[name], self._why.get(name, ""))
                 continue
             try:
-                configs.append(self._library_config(name, server))
+                configs.append(await self._with_auth(self._library_config(name, server)))
             except McpVariableError as exc:
                 self._skip(name, "failed", str(exc))
             except ImportError as exc:
@@ -211,7 +223,7 @@ class McpHub:
         if configs:
             from robota.tools.mcp import McpToolset
 
-            toolset = McpToolset(configs, sinks=self._sinks)
+            toolset = McpToolset(configs, sinks=self._sinks, tool_gate=self._tool_gate)
             owner = DetachedOwner(toolset)
             await owner.start()
             self._toolset, self._owner = toolset, owner
@@ -256,6 +268,19 @@ class McpHub:
                 cwd=str(cwd),
             )
         return HttpServerConfig(**common, url=expanded.url, headers=dict(expanded.headers))
+
+    async def _with_auth(self, config: Any) -> Any:
+        """``config`` with the OAuth provider of its stored tokens (HTTP servers, when the
+        hub has a credential store and tokens are stored for the URL)."""
+        if self._credentials is None or getattr(config, "transport", "") != "http":
+            return config
+        from robota.framework.mcp.oauth import stored_auth
+
+        try:
+            auth = await stored_auth(self._credentials, config.url)
+        except CredentialStoreError:  # connect without them: a 401 then shows needs-login,
+            return config  # and `login` reports the store's failure
+        return config if auth is None else config.model_copy(update={"auth": auth})
 
     async def connect(self) -> None:
         """Start every pending server now, concurrently; idempotent and safe to call from

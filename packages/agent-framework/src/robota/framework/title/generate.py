@@ -47,11 +47,29 @@ class TitleError(RobotaError):
 _SPECIAL_TOKENS = re.compile(r"<\|[^|<>]{1,40}\|>")
 """Chat-template control tokens a small or base model may echo (``<|im_end|>``)."""
 
+_TERMINAL_SEQUENCES = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"  # CSI (ESC [ or C1 CSI) ... final byte
+    r"|(?:\x1b[\]P_^X]|[\x90\x9d\x9e\x9f\x98])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # OSC/DCS/...
+    r"|\x1b[ -/]*[0-~]?"  # any other escape
+)
+"""Terminal escape sequences (ECMA-48): a title is shown on terminals, so they are removed whole
+(the model chose the text)."""
+
+
+def _printable(text: str) -> str:
+    """``text`` without terminal escape sequences and without characters that are not
+    printable (controls, bidirectional overrides, zero-width characters); whitespace of any
+    kind becomes a space."""
+    text = _TERMINAL_SEQUENCES.sub("", text)
+    return "".join(c if c.isprintable() else " " if c.isspace() else "" for c in text)
+
 
 def clean_title(raw: str) -> str | None:
     """Turn a model's answer into a title.
 
-    Takes the first non-blank line; drops markdown markers, a leading ``Title:``, every double
+    Takes the first non-blank line; drops terminal escape sequences and every character that is
+    not printable (a control character, a bidirectional override, a zero-width space); drops
+    markdown markers, a leading ``Title:``, every double
     quote and backtick (and enclosing single quotes), collapses whitespace and trailing
     punctuation; shortens to at most :data:`MAX_TITLE_CHARS` characters at a word boundary when
     there is one in the last half.
@@ -65,7 +83,7 @@ def clean_title(raw: str) -> str | None:
     """
     raw = _SPECIAL_TOKENS.sub("\n", raw)
     line = next((ln for ln in raw.splitlines() if ln.strip()), "")
-    text = " ".join(line.split())
+    text = " ".join(_printable(line).split())
     for _ in range(3):
         text = _MARKERS.sub("", text).strip().strip("*_").strip()
         text = _PREFIX.sub("", text).strip()

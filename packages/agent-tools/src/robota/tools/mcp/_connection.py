@@ -14,9 +14,9 @@ import contextlib
 import logging
 import os
 import sys
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
-from typing import Any, Literal, TextIO
+from typing import Any, Literal, TextIO, TypeVar
 
 import anyio
 from mcp.client.session import ClientSession
@@ -24,9 +24,18 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
-from mcp.types import CallToolResult, PaginatedRequestParams
+from mcp.types import (
+    CallToolResult,
+    GetPromptResult,
+    PaginatedRequestParams,
+    Prompt,
+    ReadResourceResult,
+    Resource,
+    ServerCapabilities,
+)
 from mcp.types import Tool as McpToolInfo
 from mcp.types.jsonrpc import CONNECTION_CLOSED
+from robota.tools.mcp._context import list_pages
 from robota.tools.mcp.config import HttpServerConfig, StdioServerConfig
 from robota.tools.mcp.errors import McpAuthorizationRequired
 
@@ -38,6 +47,8 @@ MAX_LIST_PAGES = 1000
 """Bound on ``tools/list`` pages followed for one server (guards a cursor loop)."""
 
 State = Literal["idle", "connecting", "ready", "failed", "closed"]
+
+T = TypeVar("T")
 
 
 async def list_all_tools(session: Any) -> list[McpToolInfo]:
@@ -107,7 +118,7 @@ class ServerConnection:
             async with stdio_client(params, errlog=errlog) as streams:
                 yield streams
         else:
-            client = create_mcp_http_client(headers=dict(config.headers))
+            client = create_mcp_http_client(headers=dict(config.headers), auth=config.auth)
             client.event_hooks["response"].append(self._observe)
             async with client, streamable_http_client(config.url, http_client=client) as streams:
                 yield streams
@@ -191,6 +202,71 @@ class ServerConnection:
                 self.state = "failed"
                 self.error = error
             raise
+
+    # --- resources and prompts (issue #18: attachable context) ------------------------------
+
+    @property
+    def capabilities(self) -> ServerCapabilities | None:
+        """What the server said it offers when it initialized (None until ready)."""
+        session = self._session
+        return None if session is None else session.server_capabilities
+
+    async def request(self, send: Callable[[ClientSession], Awaitable[T]]) -> T:
+        """Send one request on the ready session (``await send(session)``), bounded by
+        ``call_timeout`` seconds.
+
+        Raises:
+            TimeoutError: after ``call_timeout`` seconds.
+            MCPError: for a protocol error (``Connection closed`` marks the connection failed).
+            RuntimeError: when the connection is not ready.
+        """
+        session = self._session
+        if session is None or self.state != "ready":
+            raise RuntimeError(f"MCP server {self.name!r} is not connected ({self.state})")
+        try:
+            with anyio.fail_after(self.config.call_timeout):
+                return await send(session)
+        except MCPError as error:
+            if error.code == CONNECTION_CLOSED or not self._alive():
+                self.state = "failed"
+                self.error = error
+            raise
+
+    async def list_resources(self) -> list[Resource]:
+        """Every resource the server lists (``[]`` when it offers no resources), following
+        cursors up to :data:`MAX_LIST_PAGES` pages. Raises as :meth:`request`, and
+        RuntimeError for a cursor loop."""
+        capabilities = self.capabilities
+        if self.state == "ready" and (capabilities is None or capabilities.resources is None):
+            return []
+
+        async def page(params: PaginatedRequestParams | None) -> tuple[list[Resource], str | None]:
+            result = await self.request(lambda s: s.list_resources(params=params))
+            return result.resources, result.next_cursor
+
+        return await list_pages(page, what="resources/list", max_pages=MAX_LIST_PAGES)
+
+    async def read_resource(self, uri: str) -> ReadResourceResult:
+        """The server's ``resources/read`` result for ``uri``. Raises as :meth:`request`."""
+        return await self.request(lambda s: s.read_resource(uri))
+
+    async def list_prompts(self) -> list[Prompt]:
+        """Every prompt the server lists (``[]`` when it offers no prompts), following
+        cursors up to :data:`MAX_LIST_PAGES` pages. Raises as :meth:`request`, and
+        RuntimeError for a cursor loop."""
+        capabilities = self.capabilities
+        if self.state == "ready" and (capabilities is None or capabilities.prompts is None):
+            return []
+
+        async def page(params: PaginatedRequestParams | None) -> tuple[list[Prompt], str | None]:
+            result = await self.request(lambda s: s.list_prompts(params=params))
+            return result.prompts, result.next_cursor
+
+        return await list_pages(page, what="prompts/list", max_pages=MAX_LIST_PAGES)
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> GetPromptResult:
+        """The server's ``prompts/get`` result for ``name``. Raises as :meth:`request`."""
+        return await self.request(lambda s: s.get_prompt(name, arguments or None))
 
     def _alive(self) -> bool:
         return not self._finished.is_set()

@@ -31,7 +31,7 @@ from mcp.types import (
 from robota.core.messages import MediaKind, MediaPart, TextPart
 from robota.core.tools.base import ToolReturn
 
-__all__ = ["MAX_RESULT_CHARS", "render_result"]
+__all__ = ["MAX_RESULT_CHARS", "bound_parts", "decode_base64", "render_result"]
 
 MAX_RESULT_CHARS = 100_000
 """Characters of text kept from one MCP tool result (over all its text parts)."""
@@ -48,7 +48,8 @@ def _media_kind(mime_type: str | None) -> MediaKind:
     return "binary"
 
 
-def _decode(data: str) -> bytes | None:
+def decode_base64(data: str) -> bytes | None:
+    """The bytes ``data`` (base64) encodes, or None when it is not valid base64."""
     try:
         return base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError):
@@ -62,9 +63,12 @@ def _same_json(text: str, value: Any) -> bool:
         return False
 
 
-def _bound(parts: list[TextPart | MediaPart], max_chars: int) -> list[TextPart | MediaPart]:
+def bound_parts(
+    parts: list[TextPart | MediaPart], max_chars: int, *, what: str = "MCP result"
+) -> list[TextPart | MediaPart]:
     """``parts`` with at most ``max_chars`` characters of text, then a note saying how many
-    were omitted (media parts are kept)."""
+    were omitted (``[N characters omitted: the <what> was over M characters]``; media parts
+    are kept)."""
     kept: list[TextPart | MediaPart] = []
     left = max_chars
     omitted = 0
@@ -81,7 +85,7 @@ def _bound(parts: list[TextPart | MediaPart], max_chars: int) -> list[TextPart |
         omitted += len(part.text) - left
         left = 0
     if omitted:
-        note = f"[{omitted} characters omitted: the MCP result was over {max_chars} characters]"
+        note = f"[{omitted} characters omitted: the {what} was over {max_chars} characters]"
         kept.append(TextPart(text=note))
     return kept
 
@@ -105,7 +109,7 @@ def render_result(result: CallToolResult, *, max_chars: int = MAX_RESULT_CHARS) 
         if isinstance(block, TextContent):
             parts.append(TextPart(text=block.text))
         elif isinstance(block, ImageContent | AudioContent):
-            data = _decode(block.data)
+            data = decode_base64(block.data)
             kind: MediaKind = "image" if isinstance(block, ImageContent) else "audio"
             if data is None:
                 parts.append(TextPart(text=f"[{kind} with invalid base64 data omitted]"))
@@ -116,7 +120,7 @@ def render_result(result: CallToolResult, *, max_chars: int = MAX_RESULT_CHARS) 
             if isinstance(resource, TextResourceContents):
                 parts.append(TextPart(text=f"[resource {resource.uri}]\n{resource.text}"))
             elif isinstance(resource, BlobResourceContents):
-                data = _decode(resource.blob)
+                data = decode_base64(resource.blob)
                 mime = resource.mime_type or "application/octet-stream"
                 if data is None:
                     parts.append(TextPart(text=f"[resource {resource.uri}: invalid base64]"))
@@ -137,4 +141,4 @@ def render_result(result: CallToolResult, *, max_chars: int = MAX_RESULT_CHARS) 
         isinstance(p, TextPart) and _same_json(p.text, structured) for p in parts
     ):
         parts.append(TextPart(text=json.dumps(structured, ensure_ascii=False, default=str)))
-    return ToolReturn(content=tuple(_bound(parts, max_chars)), is_error=result.is_error)
+    return ToolReturn(content=tuple(bound_parts(parts, max_chars)), is_error=result.is_error)

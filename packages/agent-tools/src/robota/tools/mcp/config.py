@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 from robota.core.tools.base import RiskClass
@@ -96,11 +96,22 @@ class HttpServerConfig(_ServerBase):
     Attributes:
         url: The MCP endpoint, e.g. ``http://127.0.0.1:8000/mcp``.
         headers: Extra HTTP headers sent with every request (e.g. ``Authorization``).
+        auth: An ``httpx2.Auth`` applied to every request, e.g. the ``mcp`` SDK's
+            ``OAuthClientProvider`` (which adds the bearer token and refreshes it); given in
+            code only (never parsed from settings, never serialized). None: no auth flow.
     """
 
     transport: Literal["http"] = "http"
     url: str
     headers: dict[str, str] = Field(default_factory=dict[str, str])
+    auth: Any = Field(default=None, exclude=True, repr=False)
+
+    @field_validator("auth")
+    @classmethod
+    def _check_auth(cls, value: object) -> object:
+        if value is not None and not callable(getattr(value, "async_auth_flow", None)):
+            raise ValueError("auth must be an httpx2.Auth (e.g. an OAuthClientProvider)")
+        return value
 
 
 McpServerConfig = Annotated[StdioServerConfig | HttpServerConfig, Field(discriminator="transport")]

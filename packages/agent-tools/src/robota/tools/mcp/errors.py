@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from robota.core.errors import ErrorCategory, RobotaError
 
-__all__ = ["McpAuthorizationRequired", "McpServerError"]
+__all__ = [
+    "McpAuthorizationRequired",
+    "McpPromptArgumentsError",
+    "McpPromptNotFound",
+    "McpResourceNotFound",
+    "McpServerError",
+    "McpUnknownServer",
+]
 
 
 class McpServerError(RobotaError):
@@ -42,3 +49,91 @@ class McpAuthorizationRequired(McpServerError):
             server=server,
         )
         self.www_authenticate = www_authenticate
+
+
+class McpUnknownServer(McpServerError):
+    """No configured server has this name (a resource or prompt was asked of it).
+
+    Attributes:
+        server: The name asked for.
+    """
+
+    code = "mcp_unknown_server"
+    default_category = ErrorCategory.USER
+    default_recoverable = False
+
+    def __init__(self, *, server: str) -> None:
+        super().__init__(f"no MCP server is named {server!r}", server=server)
+
+
+class McpResourceNotFound(McpServerError):
+    """The server has no resource at this URI: it does not offer resources, or it answered
+    ``resources/read`` with "resource not found" (-32002, MCP spec 2025-11-25 "Resources",
+    "Error Handling") or "invalid params" (-32602, what the Python SDK's server sends).
+
+    Attributes:
+        server: The configured server name.
+        uri: The URI asked for.
+    """
+
+    code = "mcp_resource_not_found"
+    default_category = ErrorCategory.USER
+    default_recoverable = False
+
+    def __init__(self, *, server: str, uri: str, reason: str = "") -> None:
+        why = f": {reason}" if reason else ""
+        super().__init__(f"MCP server {server!r} has no resource {uri!r}{why}", server=server)
+        self.uri = uri
+
+
+class McpPromptNotFound(McpServerError):
+    """The server lists no prompt of this name (or offers no prompts at all).
+
+    Attributes:
+        server: The configured server name.
+        prompt: The prompt name asked for.
+    """
+
+    code = "mcp_prompt_not_found"
+    default_category = ErrorCategory.USER
+    default_recoverable = False
+
+    def __init__(self, *, server: str, prompt: str) -> None:
+        super().__init__(f"MCP server {server!r} has no prompt {prompt!r}", server=server)
+        self.prompt = prompt
+
+
+class McpPromptArgumentsError(McpServerError):
+    """The arguments given to a prompt do not fit its declared arguments: a required one is
+    missing, or one it does not declare was given (checked before ``prompts/get`` is sent).
+
+    Attributes:
+        server: The configured server name.
+        prompt: The prompt name.
+        missing: Required arguments not given, in declaration order.
+        unknown: Given arguments the prompt does not declare, sorted.
+    """
+
+    code = "mcp_prompt_arguments"
+    default_category = ErrorCategory.USER
+    default_recoverable = False
+
+    def __init__(
+        self,
+        *,
+        server: str,
+        prompt: str,
+        missing: tuple[str, ...] = (),
+        unknown: tuple[str, ...] = (),
+    ) -> None:
+        problems: list[str] = []
+        if missing:
+            problems.append(f"missing {', '.join(missing)}")
+        if unknown:
+            problems.append(f"unknown {', '.join(unknown)}")
+        super().__init__(
+            f"prompt {prompt!r} of MCP server {server!r}: {'; '.join(problems)}", server=server
+        )
+        self.prompt = prompt
+        self.missing = missing
+        self.unknown = unknown

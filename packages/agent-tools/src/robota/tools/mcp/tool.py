@@ -10,25 +10,39 @@ name.
 
 from __future__ import annotations
 
+import copy
 import hashlib
+import inspect
+import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult
 from mcp.types import Tool as McpToolInfo
 from mcp.types.jsonrpc import CONNECTION_CLOSED
+from robota.core.gate import Allow, Deny
 from robota.core.tools.base import RiskClass, Tool, ToolContext, ToolOutput, ToolReturn
 from robota.tools.mcp._render import render_result
 
-__all__ = ["McpTool", "namespaced_name"]
+__all__ = ["McpTool", "McpToolGate", "namespaced_name"]
+
+_log = logging.getLogger(__name__)
 
 _UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
 _MAX_NAME = 64
 
 CallServer = Callable[[str, str, dict[str, Any]], Awaitable[CallToolResult]]
 """``(server, tool, arguments) -> CallToolResult``: how an :class:`McpTool` reaches its server."""
+
+McpToolGate = Callable[[str, str, Mapping[str, Any]], Allow | Deny | Awaitable[Allow | Deny]]
+"""The MCP tool gate (seed 004, ``mcp:tool:gate``): called before each ``tools/call`` with the
+server name, the server's own tool name and the arguments; returns (or resolves to)
+:class:`~robota.core.gate.Allow` (``arguments`` set: sent instead) or
+:class:`~robota.core.gate.Deny` (the model gets ``message`` as an error result and the server
+is not called). It runs inside the tool, after the loop's own gates (permissions, hooks). An
+exception raised by the gate, or any other return value, denies (fail closed)."""
 
 
 def namespaced_name(server: str, tool: str) -> str:
@@ -57,6 +71,7 @@ class McpTool(Tool):
             ``TimeoutError``, ``MCPError`` or ``RuntimeError`` on failure.
         risk: Declared risk, or None (undeclared: permission evaluation asks).
         timeout: Seconds, reported in the timeout error text.
+        gate: The MCP tool gate (:data:`McpToolGate`), or None.
 
     Attributes:
         server: The configured server name.
@@ -71,6 +86,7 @@ class McpTool(Tool):
         call_server: CallServer,
         risk: RiskClass | None,
         timeout: float,
+        gate: McpToolGate | None = None,
     ) -> None:
         self.server = server
         self.server_tool = info.name
@@ -80,6 +96,7 @@ class McpTool(Tool):
         self.risk = risk
         self._call_server = call_server
         self._timeout = timeout
+        self._gate = gate
 
     def __repr__(self) -> str:
         return f"McpTool(name={self.name!r}, risk={self.risk!r})"
@@ -90,9 +107,16 @@ class McpTool(Tool):
         Returns:
             The rendered result (``is_error`` when the server set ``isError``); an error
             result naming the cause when the call timed out, the server went away, or the
-            server answered with a protocol error. ``metadata["mcp_error"]`` is then
-            ``"timeout"``, ``"connection_closed"``, ``"protocol"`` or ``"not_connected"``.
+            server answered with a protocol error, or the MCP tool gate denied the call (the
+            server is then not called). ``metadata["mcp_error"]`` is then ``"timeout"``,
+            ``"connection_closed"``, ``"protocol"``, ``"not_connected"`` or ``"denied"``.
         """
+        if self._gate is not None:
+            verdict = await self._ask_gate(self._gate, arguments)
+            if isinstance(verdict, Deny):
+                return _error(verdict.message, kind="denied")
+            if verdict.arguments is not None:
+                arguments = dict(verdict.arguments)
         try:
             result = await self._call_server(self.server, self.server_tool, arguments)
         except TimeoutError:
@@ -109,6 +133,23 @@ class McpTool(Tool):
         except RuntimeError as error:
             return _error(str(error), kind="not_connected")
         return render_result(result)
+
+    async def _ask_gate(self, gate: McpToolGate, arguments: dict[str, Any]) -> Allow | Deny:
+        """The gate's verdict; an exception or a value that is not a verdict denies. The gate
+        gets a deep copy of ``arguments``: changing it changes nothing sent."""
+        try:
+            verdict: object = gate(self.server, self.server_tool, copy.deepcopy(arguments))
+            if inspect.isawaitable(verdict):
+                verdict = await verdict
+        except Exception as error:  # fail closed
+            _log.warning("MCP tool gate failed for %s: %s", self.name, type(error).__name__)
+            return Deny(
+                message=f"MCP tool {self.name} was blocked: the MCP tool gate failed "
+                f"({type(error).__name__})"
+            )
+        if isinstance(verdict, Allow | Deny):
+            return verdict
+        return Deny(message=f"MCP tool {self.name} was blocked: the MCP tool gate gave no verdict")
 
 
 def _error(text: str, *, kind: str) -> ToolReturn:

@@ -19,23 +19,39 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 import anyio
 import anyio.abc
-from mcp.types import CallToolResult
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, METHOD_NOT_FOUND, CallToolResult, Prompt, Resource
 from robota.core.events import EventSink, emit_all
+from robota.core.messages import MediaPart, TextPart
 from robota.core.tools.base import Tool
 from robota.tools.mcp._connection import ServerConnection
+from robota.tools.mcp._context import render_prompt, render_resource
+from robota.tools.mcp._render import MAX_RESULT_CHARS
 from robota.tools.mcp.config import HttpServerConfig, StdioServerConfig
-from robota.tools.mcp.errors import McpAuthorizationRequired, McpServerError
+from robota.tools.mcp.errors import (
+    McpAuthorizationRequired,
+    McpPromptArgumentsError,
+    McpPromptNotFound,
+    McpResourceNotFound,
+    McpServerError,
+    McpUnknownServer,
+)
 from robota.tools.mcp.events import McpServerConnected, McpServerFailed, McpServerNeedsLogin
-from robota.tools.mcp.tool import McpTool
+from robota.tools.mcp.tool import McpTool, McpToolGate
 
-__all__ = ["McpServerFailure", "McpToolset"]
+__all__ = ["RESOURCE_NOT_FOUND", "McpServerFailure", "McpToolset"]
+
+T = TypeVar("T")
+
+RESOURCE_NOT_FOUND = -32002
+"""The JSON-RPC error code of "resource not found" (MCP spec 2025-11-25, "Resources")."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -58,6 +74,8 @@ class McpToolset:
         servers: Server configurations (names must be unique).
         sinks: Event sinks receiving ``mcp.server_connected``, ``mcp.server_failed`` and
             ``mcp.server_needs_login`` (an HTTP server answered 401 while connecting).
+        tool_gate: Called before each tool call (seed 004, ``mcp:tool:gate``; see
+            :data:`~robota.tools.mcp.tool.McpToolGate`), or None.
 
     Use as ``async with McpToolset(servers) as toolset:`` (or ``await toolset.__aenter__()``
     and ``await toolset.aclose()`` from the same task): the task group holding the connections
@@ -72,7 +90,9 @@ class McpToolset:
         servers: Sequence[StdioServerConfig | HttpServerConfig],
         *,
         sinks: Sequence[EventSink] = (),
+        tool_gate: McpToolGate | None = None,
     ) -> None:
+        self._tool_gate = tool_gate
         self._connections: dict[str, ServerConnection] = {}
         for config in servers:
             if config.name in self._connections:
@@ -169,6 +189,7 @@ class McpToolset:
                 call_server=self._call,
                 risk=config.tool_risk.get(info.name),
                 timeout=config.call_timeout,
+                gate=self._tool_gate,
             )
             if not tool.name.startswith(f"mcp__{config.name}__"):
                 continue  # does not split back to this server: another's rules could match it
@@ -225,3 +246,128 @@ class McpToolset:
         if not await self._connect(connection):
             raise RuntimeError(f"MCP server {server!r} is not available ({connection.state})")
         return await connection.call_tool(tool, arguments)
+
+    # --- resources and prompts (issue #18: attachable context) ------------------------------
+
+    async def _ready(self, server: str) -> ServerConnection:
+        connection = self._connections.get(server)
+        if connection is None:
+            raise McpUnknownServer(server=server)
+        if not await self._connect(connection):
+            error = connection.error
+            why = f": {type(error).__name__}: {error}" if error is not None else ""
+            raise McpServerError(
+                f"MCP server {server!r} is not available ({connection.state}){why}", server=server
+            )
+        return connection
+
+    async def _ask(self, server: str, method: str, send: Callable[[], Awaitable[T]]) -> T:
+        """``await send()``, with a timeout, a protocol error or a cursor loop raised as
+        :class:`McpServerError`."""
+        try:
+            return await send()
+        except McpServerError:
+            raise
+        except TimeoutError as error:
+            raise McpServerError(
+                f"MCP server {server!r} did not answer {method} in time", server=server
+            ) from error
+        except MCPError as error:
+            raise McpServerError(
+                f"MCP server {server!r} failed {method}: {error.message} (code {error.code})",
+                server=server,
+            ) from error
+        except RuntimeError as error:
+            raise McpServerError(f"MCP server {server!r}: {error}", server=server) from error
+
+    async def list_resources(self, server: str) -> list[Resource]:
+        """Every resource ``server`` lists (connecting first), ``[]`` when it does not offer
+        resources (no ``resources`` capability, or ``resources/list`` is not found). Pages are
+        followed up to :data:`~robota.tools.mcp._connection.MAX_LIST_PAGES`.
+
+        Raises:
+            McpUnknownServer: no configured server has this name.
+            McpServerError: the server is not available, failed the request, timed out
+                (``call_timeout``) or repeated a cursor.
+        """
+        connection = await self._ready(server)
+        try:
+            return await self._ask(server, "resources/list", connection.list_resources)
+        except McpServerError as error:
+            if isinstance(error.__cause__, MCPError) and error.__cause__.code == METHOD_NOT_FOUND:
+                return []
+            raise
+
+    async def read_resource(
+        self, server: str, uri: str, *, max_chars: int = MAX_RESULT_CHARS
+    ) -> list[TextPart | MediaPart]:
+        """The contents of resource ``uri`` of ``server`` as message parts: text headed
+        ``[resource <uri>]``, PNG/JPEG/GIF/WebP images as media parts, other blobs described
+        (see :mod:`robota.tools.mcp._context`); at most ``max_chars`` characters of text,
+        then a note saying how many were omitted.
+
+        Raises:
+            McpUnknownServer: no configured server has this name.
+            McpResourceNotFound: the server offers no resources, or answered "resource not
+                found" (-32002) or "invalid params" (-32602) for ``uri``.
+            McpServerError: the server is not available, failed otherwise or timed out.
+        """
+        connection = await self._ready(server)
+        capabilities = connection.capabilities
+        if capabilities is not None and capabilities.resources is None:
+            raise McpResourceNotFound(server=server, uri=uri, reason="it offers no resources")
+        try:
+            result = await self._ask(
+                server, "resources/read", lambda: connection.read_resource(uri)
+            )
+        except McpServerError as error:
+            cause = error.__cause__
+            if isinstance(cause, MCPError) and cause.code in (RESOURCE_NOT_FOUND, INVALID_PARAMS):
+                raise McpResourceNotFound(server=server, uri=uri) from cause
+            raise
+        return render_resource(result, max_chars=max_chars)
+
+    async def list_prompts(self, server: str) -> list[Prompt]:
+        """Every prompt ``server`` lists (connecting first), ``[]`` when it does not offer
+        prompts. Raises as :meth:`list_resources`."""
+        connection = await self._ready(server)
+        try:
+            return await self._ask(server, "prompts/list", connection.list_prompts)
+        except McpServerError as error:
+            if isinstance(error.__cause__, MCPError) and error.__cause__.code == METHOD_NOT_FOUND:
+                return []
+            raise
+
+    async def get_prompt(
+        self,
+        server: str,
+        name: str,
+        arguments: Mapping[str, str] | None = None,
+        *,
+        max_chars: int = MAX_RESULT_CHARS,
+    ) -> list[TextPart | MediaPart]:
+        """Prompt ``name`` of ``server`` filled with ``arguments``, as message parts (see
+        :mod:`robota.tools.mcp._context`; at most ``max_chars`` characters of text). The
+        arguments are checked against the prompt's listed ones before ``prompts/get``.
+
+        Raises:
+            McpUnknownServer: no configured server has this name.
+            McpPromptNotFound: the server lists no prompt ``name``.
+            McpPromptArgumentsError: a required argument is missing or an undeclared one given.
+            McpServerError: the server is not available, failed the request or timed out.
+        """
+        given = dict(arguments or {})
+        prompts = {prompt.name: prompt for prompt in await self.list_prompts(server)}
+        prompt = prompts.get(name)
+        if prompt is None:
+            raise McpPromptNotFound(server=server, prompt=name)
+        declared = prompt.arguments or []
+        missing = tuple(a.name for a in declared if a.required and a.name not in given)
+        unknown = tuple(sorted(set(given) - {a.name for a in declared}))
+        if missing or unknown:
+            raise McpPromptArgumentsError(
+                server=server, prompt=name, missing=missing, unknown=unknown
+            )
+        connection = await self._ready(server)
+        result = await self._ask(server, "prompts/get", lambda: connection.get_prompt(name, given))
+        return render_prompt(result, max_chars=max_chars)
