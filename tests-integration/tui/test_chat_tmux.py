@@ -138,11 +138,6 @@ def test_a_streamed_markdown_answer_is_rendered_not_shown_raw(desk: Desk) -> Non
         _leave(pane)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="waits for helper E: while a list streams, the heading is drawn twice and the "
-    "paragraph before the list is missing",
-)
 def test_a_half_streamed_answer_shows_each_line_once(desk: Desk) -> None:
     answer = text("## Release notes\n\n", "Three changes:\n\n- faster", " start\n", held_after=2)
     with ScriptedModel(replies=[answer]) as model:

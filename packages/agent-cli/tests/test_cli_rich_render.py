@@ -294,12 +294,14 @@ class TestStreamedMarkdown:
             parsed.clear()
             rows = "".join(f"x{n:05d} = {n:05d}\n" for n in range(count))
             answer = f"```python\n{rows}```\n"
-            printer = printer_for(Terminal(), clock)
-            stream(printer, answer, size=7)
-            printer.finish()
+            console = Console(file=io.StringIO(), force_terminal=True, width=40, height=6)
+            answer_stream = markdown_stream.MarkdownStream(console, refresh_interval=0, clock=clock)
+            for start in range(0, len(answer), 16):
+                answer_stream.feed(answer[start : start + 16])
+            answer_stream.finish()
             return sum(parsed) / len(answer)
 
-        short, long = parsed_per_character(200), parsed_per_character(2000)
+        short, long = parsed_per_character(100), parsed_per_character(1000)
         assert long < 1.2 * short  # redrawing all of the block would parse ~10x per character
 
 

@@ -212,7 +212,6 @@ def build_context(args: argparse.Namespace, env: Mapping[str, str] | None = None
     settings = _layers(paths, root, trusted=trusted, host=host_layer, policy=policy)
     resolved = resolve_provider(settings, source, profile=profile, model=args.model)
     provider = build_provider(resolved)
-    warn_if_tools_dropped(resolved, say)  # llama.cpp: one bounded GET /props
     hosted = require_hosted_tools(
         resolved.type,
         provider,
@@ -220,6 +219,9 @@ def build_context(args: argparse.Namespace, env: Mapping[str, str] | None = None
         WEB_SEARCH if getattr(args, "web_search", False) else (),
         asked_by="--web-search",
     )
+    warn_if_tools_dropped(
+        resolved, say
+    )  # llama.cpp: one bounded GET /props (after the checks that stop)
     title_provider = build_provider(resolved, retries=False)
     store = SQLiteSessionStore(paths.sessions_db)
     mode = PermissionMode(args.permission_mode) if args.permission_mode else None

@@ -16,6 +16,7 @@ from robota.cli.hosted import WEB_SEARCH, offered_hosted_tools, require_hosted_t
 from robota.cli.mcp_prompts import PROMPT_PREFIX, mcp_panel, prompt_command
 from robota.cli.resume_picker import resume_command
 from robota.cli.slash import Chat, CommandTable, SlashCommand, show
+from robota.cli.terminal_wrap import terminal_columns
 from robota.cli.turn import say
 from robota.core.capabilities import HostedTool
 from robota.core.errors import ConfigurationError, RobotaError
@@ -30,7 +31,7 @@ def _rich(chat: Chat) -> bool:
 
 
 async def _help(chat: Chat, args: Sequence[str]) -> None:
-    show(["slash commands:", *COMMAND_TABLE.help_lines()])
+    show(["slash commands:", *COMMAND_TABLE.help_lines(terminal_columns(sys.stderr))])
 
 
 async def _context(chat: Chat, args: Sequence[str]) -> None:

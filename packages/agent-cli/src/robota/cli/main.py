@@ -22,6 +22,8 @@ from robota.cli.exit_codes import ExitCode
 from robota.cli.mcp_commands import add_mcp_parser, run_mcp
 from robota.cli.providers import estimate_cost
 from robota.cli.render import EventPrinter, format_usage
+from robota.cli.terminal_text import shown
+from robota.cli.terminal_wrap import write_wrapped
 from robota.cli.tui.select import choose_printer, show_status
 from robota.cli.turn import exit_for, run_turn, say, was_answered
 from robota.cli.waiting import WaitingLine
@@ -260,7 +262,7 @@ async def _chat(args: argparse.Namespace) -> ExitCode:
             printer.follow(session)  # the status line reports on it
             show_status(printer, ctx.lines)
             await session.warmup()  # MCP servers connect before the first prompt
-            _error(f"session {session.id} — {COMMANDS}")
+            write_wrapped(sys.stderr, f"robota: session {session.id} — {COMMANDS}", indent=8)
             code = await chat_loop(ctx, session, printer, waiting)
             keep = not new or was_answered(session)
         if not keep:
@@ -288,7 +290,7 @@ async def _sessions(args: argparse.Namespace) -> ExitCode:
             if not rows:
                 _error("no sessions yet")
             for row in rows:
-                title = row.title or "(untitled)"
+                title = shown(row.title) if row.title else "(untitled)"
                 print(
                     f"{row.id}  {row.updated_at:%Y-%m-%d %H:%M}  {row.message_count:>4} msgs  {title}"
                 )
@@ -298,19 +300,29 @@ async def _sessions(args: argparse.Namespace) -> ExitCode:
         except SessionNotFoundError as exc:
             _error(str(exc))
             return ExitCode.CONFIGURATION
-        print(f"session {record.id}  model={record.model}  title={record.title or '-'}")
+        # stored text was chosen by a model, a tool or whoever wrote the file: escaped at a
+        # terminal (a pipe gets it as stored); the one-line fields always
+        terminal = sys.stdout.isatty()
+
+        def text(value: object) -> str:
+            return shown(str(value), keep_lines=True) if terminal else str(value)
+
+        title = shown(record.title) if record.title else "-"
+        print(f"session {record.id}  model={shown(str(record.model))}  title={title}")
         for message in record.messages:
             if isinstance(message, UserMessage):
-                print("user: " + "".join(p.text for p in message.parts if isinstance(p, TextPart)))
+                said = "".join(p.text for p in message.parts if isinstance(p, TextPart))
+                print("user: " + text(said))
             elif isinstance(message, AssistantMessage):
                 for call in message.tool_calls:
-                    print(f"tool call: {call.name} {call.raw_arguments or call.arguments}")
+                    arguments = call.raw_arguments or call.arguments
+                    print(f"tool call: {shown(call.name)} {text(arguments)}")
                 if message.text:
-                    print("assistant: " + message.text)
+                    print("assistant: " + text(message.text))
             elif isinstance(message, ToolResultMessage):
                 for result in message.results:
                     status = "error" if result.is_error else "ok"
-                    print(f"tool result ({status}): {result.text[:200]}")
+                    print(f"tool result ({status}): {text(result.text[:200])}")
         return ExitCode.OK
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from robota.cli.app import CliContext
 from robota.cli.line_input import LineSource
 from robota.cli.render import EventPrinter
+from robota.cli.terminal_wrap import wrapped
 from robota.cli.waiting import WaitingLine
 from robota.framework.interactive import InteractiveSession
 
@@ -183,10 +184,21 @@ class CommandTable:
         """Every command with its arguments on one line (``/help /model [NAME] ...``)."""
         return " ".join(c.usage for c in self.commands)
 
-    def help_lines(self) -> list[str]:
-        """``/help``: one aligned line per command."""
+    def help_lines(self, columns: int | None = None) -> list[str]:
+        """``/help``: one aligned line per command.
+
+        Args:
+            columns: The terminal's width; a line longer than it is wrapped by words, its
+                continuation rows starting under the help text. None: one row per command.
+        """
         width = max(len(self._usage_with_aliases(c)) for c in self.commands)
-        return [f"  {self._usage_with_aliases(c):<{width}}  {c.help}" for c in self.commands]
+        return [
+            row
+            for c in self.commands
+            for row in wrapped(
+                f"  {self._usage_with_aliases(c):<{width}}  {c.help}", columns, indent=width + 4
+            )
+        ]
 
     @staticmethod
     def _usage_with_aliases(command: SlashCommand) -> str:
