@@ -222,14 +222,14 @@ class TestHostileContent:
     ) -> None:
         # HELD: it is read to the limit + 1 whatever fstat said; over the limit is refused.
         (ws / "grow.log").write_text("small\n")
-        real_type = _attach_files._image_type  # pyright: ignore[reportPrivateUsage]
+        real_type = _attach_files.image_media_type  # pyright: ignore[reportPrivateImportUsage]
 
         def grow(head: bytes) -> str | None:  # called after fstat, before the read
             with open(ws / "grow.log", "ab") as handle:
                 handle.write(b"x" * (MAX_TEXT_BYTES + 10))
             return real_type(head)
 
-        monkeypatch.setattr(_attach_files, "_image_type", grow)
+        monkeypatch.setattr(_attach_files, "image_media_type", grow)
         assert "limit" in refused("see @grow.log", ws).reason
 
     @given(st.text(alphabet=st.sampled_from("`~\n ax"), max_size=60))

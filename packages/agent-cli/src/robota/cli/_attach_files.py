@@ -37,6 +37,7 @@ from robota.cli.terminal_text import shown
 from robota.core.errors import ErrorCategory, RobotaError
 from robota.core.host.errors import InvalidPathError, PathOutsideRootError
 from robota.core.host.paths import canonical_path, resolve_inside
+from robota.core.media import IMAGE_SNIFF_BYTES, image_media_type
 
 __all__ = [
     "MAX_IMAGE_BYTES",
@@ -203,7 +204,7 @@ def _refuse_private(real: str, private: Collection[Path], written: str) -> None:
 def _file(
     fd: int, info: os.stat_result, name: str, written: str, *, escaped: bool, via: str | None
 ) -> FileContent:
-    media_type = _image_type(os.pread(fd, 12, 0))
+    media_type = image_media_type(os.pread(fd, IMAGE_SNIFF_BYTES, 0))
     limit = MAX_IMAGE_BYTES if media_type else MAX_TEXT_BYTES
     what = "an image" if media_type else "a text file"
     if info.st_size > limit:
@@ -266,19 +267,6 @@ def _read_up_to(fd: int, size: int) -> bytes:
         chunks.append(chunk)
         offset += len(chunk)
     return b"".join(chunks)
-
-
-def _image_type(head: bytes) -> str | None:
-    """The image type its first bytes say (the formats' magic numbers), else None."""
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if head.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if head.startswith((b"GIF87a", b"GIF89a")):
-        return "image/gif"
-    if head.startswith(b"RIFF") and head[8:12] == b"WEBP":
-        return "image/webp"
-    return None
 
 
 def _reason(error: OSError) -> str:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+from robota.core.media import image_media_type
+
 __all__ = [
     "MAX_LINE_BYTES",
     "READ_CHUNK_BYTES",
@@ -27,24 +29,6 @@ READ_CHUNK_BYTES = 1 << 16
 
 SNIFF_BYTES = 8192
 """How many leading bytes are inspected to call a file binary (git's heuristic uses 8000)."""
-
-_IMAGE_SIGNATURES: tuple[tuple[bytes, str], ...] = (
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"GIF87a", "image/gif"),
-    (b"GIF89a", "image/gif"),
-)
-
-
-def image_media_type(head: bytes) -> str | None:
-    """Return the image media type for a file starting with ``head``, from its magic bytes
-    (PNG, JPEG, GIF, WebP), or None."""
-    for signature, media_type in _IMAGE_SIGNATURES:
-        if head.startswith(signature):
-            return media_type
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    return None
 
 
 def looks_binary(head: bytes) -> bool:

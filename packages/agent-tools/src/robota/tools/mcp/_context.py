@@ -36,6 +36,7 @@ from mcp.types import (
     TextContent,
     TextResourceContents,
 )
+from robota.core.media import image_media_type
 from robota.core.messages import MediaPart, TextPart
 from robota.tools.mcp._render import MAX_RESULT_CHARS, bound_parts, decode_base64
 
@@ -94,24 +95,13 @@ async def list_pages(
 
 
 def image_type(head: bytes) -> str | None:
-    """The image type the first bytes of a file say (the formats' signatures: PNG, JPEG, GIF,
-    WebP; at least 12 bytes are needed for WebP), else None.
-
-    The CLI's ``@path`` attachments check the same signatures (``robota.cli._attach_files``
-    keeps its own copy: the CLI does not depend on this package directly).
+    """The image type the first bytes of a blob say (PNG, JPEG, GIF, WebP), else None:
+    :func:`robota.core.media.image_media_type`, which the CLI's ``@path`` attachments use too.
 
     >>> image_type(b"\\x89PNG\\r\\n\\x1a\\n" + bytes(4)), image_type(b"<html>")
     ('image/png', None)
     """
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if head.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if head.startswith((b"GIF87a", b"GIF89a")):
-        return "image/gif"
-    if head.startswith(b"RIFF") and head[8:12] == b"WEBP":
-        return "image/webp"
-    return None
+    return image_media_type(head)
 
 
 def _image(data: bytes | None, mime: str, *, name: str, label: str) -> Part:
