@@ -101,6 +101,8 @@ def test_a_template_without_tool_support_is_said_once(props: PropsServer) -> Non
 
     assert said == [TOOLS_DROPPED]
     assert TOOLS_DROPPED.startswith("the model server's chat template does not support tools; ")
+    # tools/serve-local-model passes --jinja already: the line must not tell to add it
+    assert "no tool support, even with `llama-server --jinja`" in TOOLS_DROPPED
     assert props.requests == ["/props"]
 
 

@@ -59,9 +59,12 @@ def test_a_401_is_said_once_as_needs_login_and_other_failures_as_failed() -> Non
     notices = McpNotices(err)
     notices.emit(McpServerNeedsLogin(server="issues", url="https://h/mcp", www_authenticate=""))
     notices.emit(McpServerFailed(server="issues", error="McpAuthorizationRequired: 401"))
-    notices.emit(McpServerFailed(server="files", error="FileNotFoundError: mcp-files"))
+    notices.emit(
+        McpServerFailed(server="files", error="cannot start mcp-files: no such file or directory")
+    )
     assert err.getvalue().splitlines() == [
         "robota: MCP server 'issues' needs login (it answered 401 Unauthorized; run "
         "`robota mcp login issues`); going on without it",
-        "robota: MCP server 'files' failed (FileNotFoundError: mcp-files); going on without it",
+        "robota: MCP server 'files' failed: cannot start mcp-files: no such file or directory; "
+        "going on without it",
     ]

@@ -24,6 +24,7 @@ from robota.cli.tui import RichEventPrinter, StatusLine, choose_printer, markdow
 from robota.cli.tui.answer_markdown import Markdown
 from robota.cli.tui.call_view import bounded_arguments
 from robota.cli.tui.diffs import read_workspace_file
+from robota.cli.tui.select import wants_color
 from robota.cli.tui.status_line import compact_count
 from robota.core.agent.events import (
     ModelResponded,
@@ -591,7 +592,7 @@ class TestPermissionQuestion:
 
 
 class TestChoosingThePrinter:
-    def test_plain_outside_a_terminal_with_json_or_no_color(self, ws: Path) -> None:
+    def test_plain_outside_a_terminal_with_json_or_a_dumb_terminal(self, ws: Path) -> None:
         class Tty(io.StringIO):
             def isatty(self) -> bool:
                 return True
@@ -600,8 +601,13 @@ class TestChoosingThePrinter:
         assert wants_rich(json_mode=False, no_color=False, out=Tty(), env=env)
         assert not wants_rich(json_mode=False, no_color=False, out=io.StringIO(), env=env)
         assert not wants_rich(json_mode=True, no_color=False, out=Tty(), env=env)
-        assert not wants_rich(json_mode=False, no_color=True, out=Tty(), env=env)
-        assert not wants_rich(json_mode=False, no_color=False, out=Tty(), env={"NO_COLOR": "1"})
+        assert not wants_rich(json_mode=False, no_color=False, out=Tty(), env={"TERM": "dumb"})
+        # no colour is still the rendering: only its colours go
+        assert wants_rich(json_mode=False, no_color=True, out=Tty(), env=env)
+        assert wants_rich(json_mode=False, no_color=False, out=Tty(), env={"NO_COLOR": "1"})
+        assert not wants_color(no_color=True, env=env)
+        assert not wants_color(no_color=False, env={"NO_COLOR": "1"})
+        assert wants_color(no_color=False, env={"NO_COLOR": ""})
         printer = choose_printer(json_mode=True, no_color=False, workspace=ws)
         assert type(printer) is EventPrinter
         assert printer.json_mode

@@ -74,13 +74,18 @@ def test_embedded_resources_and_links() -> None:
     )
 
 
-def test_structured_content_added_unless_mirrored() -> None:
+def test_structured_content_added_only_without_text_content() -> None:
     only = render_result(CallToolResult(content=[], structured_content={"n": 1}))
     assert only.content == (TextPart(text='{"n": 1}'),)
     mirrored = render_result(
         CallToolResult(content=[TextContent(text='{"n":1}')], structured_content={"n": 1})
     )
     assert mirrored.content == (TextPart(text='{"n":1}'),)
+    # FastMCP's int result: the text says the value, the structure wraps it ({"result": 5})
+    wrapped = render_result(
+        CallToolResult(content=[TextContent(text="5")], structured_content={"result": 5})
+    )
+    assert wrapped.content == (TextPart(text="5"),)
 
 
 def test_invalid_base64_becomes_a_note() -> None:

@@ -21,6 +21,7 @@ from robota.cli.mcp_view import TerminalMcpApprover, report_mcp
 from robota.cli.paths import CliPaths
 from robota.cli.prompt_input import PromptLineReader
 from robota.cli.providers import build_provider
+from robota.cli.tui.select import wants_color
 from robota.cli.turn import say
 from robota.core.errors import ConfigurationError
 from robota.core.host.credentials import FileCredentialStore
@@ -227,7 +228,12 @@ def build_context(args: argparse.Namespace, env: Mapping[str, str] | None = None
     mode = PermissionMode(args.permission_mode) if args.permission_mode else None
     # a terminal gets the line editor (history, multi-line, completion); pipes read plainly
     lines: LineSource = (
-        PromptLineReader(history=paths.history, root=workspace, private=(paths.home,))
+        PromptLineReader(
+            history=paths.history,
+            root=workspace,
+            private=(paths.home,),
+            color=wants_color(no_color=bool(getattr(args, "no_color", False))),
+        )
         if interactive
         else LineReader()
     )

@@ -4,13 +4,17 @@ Ctrl-C while a turn runs cancels the turn (a permission question waiting for an 
 denied) and the prompt comes back; Ctrl-C at the prompt drops what was typed of the line and
 says how to leave; a second Ctrl-C in a row exits with 130, end of input (Ctrl-D) or ``/exit``
 with the status of the last turn that ran to its end (0 when it answered). Lines are read in the
-event loop (:mod:`robota.cli.line_input`), so no line typed after a Ctrl-C is lost.
+event loop (:mod:`robota.cli.line_input`), so no line typed after a Ctrl-C is lost. While a turn
+or a command runs at the line editor, the terminal does not echo keys
+(:func:`~robota.cli.terminal_mode.quiet_typing`): lines typed ahead are not printed into the
+answer; the next prompt shows and sends them.
 """
 
 from __future__ import annotations
 
 import signal
 import sys
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 import anyio
@@ -20,8 +24,10 @@ from robota.cli.attachments import prompt_for
 from robota.cli.chat_commands import COMMAND_TABLE, PERMISSION_MODES
 from robota.cli.exit_codes import ExitCode
 from robota.cli.line_input import InputInterrupted, LineReader, LineSource
+from robota.cli.prompt_input import PromptLineReader
 from robota.cli.render import EventPrinter
 from robota.cli.slash import Chat, split_command
+from robota.cli.terminal_mode import quiet_typing
 from robota.cli.turn import run_turn, say
 from robota.cli.waiting import WaitingLine
 from robota.framework.interactive import InteractiveSession
@@ -94,6 +100,17 @@ async def _chat(chat: Chat, lines: LineSource) -> ExitCode:
     return outcome
 
 
+def _quiet(lines: LineSource) -> AbstractContextManager[bool]:
+    """No echo of typed keys while a turn runs, when the line editor reads (it replays
+    what was typed ahead); the plain reader keeps the terminal as it is."""
+    if isinstance(lines, PromptLineReader):
+        try:
+            return quiet_typing(sys.stdin.fileno())
+        except (OSError, ValueError):  # standard input closed or replaced
+            pass
+    return nullcontext(False)
+
+
 async def _loop(chat: Chat, lines: LineSource, state: _State) -> ExitCode:
     ctx = chat.ctx
     last = ExitCode.OK
@@ -116,7 +133,8 @@ async def _loop(chat: Chat, lines: LineSource, state: _State) -> ExitCode:
                 return last
             state.in_turn = True
             try:
-                await _command(line, chat)
+                with _quiet(lines):
+                    await _command(line, chat)
             finally:
                 state.in_turn = state.cancelling = False
             continue
@@ -125,15 +143,16 @@ async def _loop(chat: Chat, lines: LineSource, state: _State) -> ExitCode:
             continue
         state.in_turn, state.cancelling = True, False
         try:
-            code = await run_turn(
-                chat.session,
-                prompt,
-                chat.printer,
-                chat.waiting,
-                url=ctx.model_url,
-                call_timeout=ctx.timeout,
-                own_interrupts=False,
-            )
+            with _quiet(lines):
+                code = await run_turn(
+                    chat.session,
+                    prompt,
+                    chat.printer,
+                    chat.waiting,
+                    url=ctx.model_url,
+                    call_timeout=ctx.timeout,
+                    own_interrupts=False,
+                )
         finally:
             state.in_turn = False
         if state.cancelling and code == ExitCode.INTERRUPTED:

@@ -49,8 +49,9 @@ PROPS_TIMEOUT = 2.0
 
 TOOLS_DROPPED = (
     "the model server's chat template does not support tools; the model cannot call any "
-    "(it only sees the text). Serve it with `llama-server --jinja` and a model or "
-    "--chat-template-file whose template renders tools"
+    "(it only sees the text). The model's template has no tool support, even with "
+    "`llama-server --jinja`: serve a model whose template renders tools, or give llama-server "
+    "one with --chat-template-file (and --jinja)"
 )
 """The line said (after ``robota: ``) when ``/props`` reports ``supports_tools: false``."""
 

@@ -118,7 +118,9 @@ def quiet_library_logs() -> None:
 
 class McpNotices:
     """An event sink writing one stderr line when a server fails while the session connects
-    (``robota: MCP server 'x' failed (...)``), or answers 401 (``... needs login``)."""
+    (``robota: MCP server 'x' failed: cannot connect to URL: connection refused; going on
+    without it``: the error as the session's hub describes it), or answers 401
+    (``... needs login``)."""
 
     def __init__(self, err: TextIO | None = None) -> None:
         self._err = err
@@ -134,7 +136,7 @@ class McpNotices:
             )
         elif event.type == "mcp.server_failed" and server not in self._login:
             error = shown(str(getattr(event, "error", "")))
-            line = f"robota: MCP server {server!r} failed ({error}); going on without it"
+            line = f"robota: MCP server {server!r} failed: {error}; going on without it"
         else:
             return
         err = self._err or sys.stderr

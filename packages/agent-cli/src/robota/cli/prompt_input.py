@@ -10,7 +10,8 @@ plain :class:`~robota.cli.line_input.LineReader` reads. Keys at its prompt:
   returned may therefore hold newlines.
 * Up/Down recall earlier chat lines (:class:`OwnerOnlyHistory`, kept in ``$ROBOTA_HOME``);
   the answers to permission questions and pickers are never recorded.
-* Tab completes slash commands and ``@path`` references (:mod:`robota.cli.prompt_complete`).
+* Tab completes slash commands and ``@path`` references (:mod:`robota.cli.prompt_complete`),
+  from the text as it is when Tab is pressed (:func:`complete_now`).
 * Ctrl-C: the terminal is in raw mode while the prompt is shown, so the key sends no signal;
   it is turned into ``SIGINT`` for the process, and the chat's ``SIGINT`` receiver decides
   exactly as for a Ctrl-C during a turn (it calls :meth:`PromptLineReader.interrupt`, which
@@ -34,13 +35,15 @@ from typing import TextIO
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import create_app_session
-from prompt_toolkit.filters import Condition
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.completion import CompleteEvent, get_common_complete_suffix
+from prompt_toolkit.filters import Condition, has_selection
 from prompt_toolkit.history import History, InMemoryHistory
 from prompt_toolkit.input import Input, create_input
-from prompt_toolkit.input.typeahead import store_typeahead
+from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
 from prompt_toolkit.input.vt100_parser import Vt100Parser
 from prompt_toolkit.key_binding import KeyBindings, KeyPress, KeyPressEvent
-from prompt_toolkit.output import Output, create_output
+from prompt_toolkit.output import ColorDepth, Output, create_output
 from prompt_toolkit.patch_stdout import patch_stdout
 from prompt_toolkit.styles import Style
 from robota.cli.line_input import InputInterrupted
@@ -48,7 +51,13 @@ from robota.cli.prompt_complete import ChatCompleter, CommandRows, table_command
 from robota.core.host.errors import OwnerOnlyError
 from robota.core.host.owner_only import open_private_file, read_private_file
 
-__all__ = ["OwnerOnlyHistory", "PromptLineReader", "keep_type_ahead", "open_history"]
+__all__ = [
+    "OwnerOnlyHistory",
+    "PromptLineReader",
+    "complete_now",
+    "keep_type_ahead",
+    "open_history",
+]
 
 
 class OwnerOnlyHistory(History):
@@ -161,8 +170,39 @@ def keep_type_ahead(source: Input) -> None:
         store_typeahead(source, keys)
 
 
+def complete_now(buffer: Buffer) -> None:
+    """Tab: complete from the text as it is now, in the key handler itself.
+
+    prompt_toolkit's own Tab starts the completer as a background task, and drops that start
+    when the completion begun by typing still runs; a Tab typed right after ``/mo`` then only
+    opened the menu. Here the completions are listed at once: a single one is inserted, else
+    their common part; with nothing to insert (or an entry of an open menu picked), the menu
+    opens or moves to its next entry as before.
+    """
+    state = buffer.complete_state
+    if state is None or state.complete_index is None:  # no menu entry is being picked
+        document = buffer.document
+        found = list(
+            buffer.completer.get_completions(document, CompleteEvent(completion_requested=True))
+        )
+        if len(found) == 1:
+            buffer.apply_completion(found[0])
+            return
+        common = get_common_complete_suffix(document, found)
+        if common:
+            buffer.cancel_completion()
+            buffer.insert_text(common)
+            return
+    if buffer.complete_state is not None:
+        buffer.complete_next()
+    else:
+        buffer.start_completion(insert_common_part=True)
+
+
 _STYLE = Style.from_dict({"prompt": "ansicyan bold"})
 """The chat prompt's marker in colour (its trailing space is then drawn as a space)."""
+_PLAIN = Style.from_dict({"prompt": ""})
+"""The prompt's marker without colours or bold (``--no-color``, ``NO_COLOR``)."""
 
 
 def _key_bindings() -> KeyBindings:
@@ -172,6 +212,10 @@ def _key_bindings() -> KeyBindings:
     def _ctrl_c(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
         # as a terminal in canonical mode would: the SIGINT receiver decides what it means
         signal.raise_signal(signal.SIGINT)
+
+    @bindings.add("tab", filter=~has_selection)
+    def _tab(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
+        complete_now(event.current_buffer)
 
     @bindings.add("escape", "enter")
     @bindings.add("c-j")
@@ -205,6 +249,8 @@ class PromptLineReader:
         input: Where keys come from (default: the terminal on standard input).
         output: Where the prompt is drawn (default: the terminal on standard error).
         err: Where a refused history file is reported (default: standard error).
+        color: False (``--no-color``, ``NO_COLOR``): the prompt mark is plain and the line
+            editor draws without colours (its menus in one bit of colour depth).
     """
 
     def __init__(
@@ -218,8 +264,10 @@ class PromptLineReader:
         input: Input | None = None,
         output: Output | None = None,
         err: TextIO | None = None,
+        color: bool = True,
     ) -> None:
         self.status = status
+        self._color = color
         self._history_path = history
         self._root = root or Path.cwd()
         self._private = tuple(private)
@@ -230,10 +278,12 @@ class PromptLineReader:
         self._bindings = _key_bindings()
         self._waiting = False
         self._interrupt_next = False
+        self._held: list[KeyPress] = []  # lines typed ahead of a question: the next chat prompt's
         self._chat: PromptSession[str] | None = None  # made at the first chat line
         # questions and pickers: the same keys, no history, no completion
         self._answers: PromptSession[str] = PromptSession(
             history=InMemoryHistory(),
+            color_depth=None if color else ColorDepth.DEPTH_1_BIT,
             key_bindings=self._bindings,
             input=self._input,
             output=self._output,
@@ -246,7 +296,8 @@ class PromptLineReader:
         if self._chat is None:
             path = self._history_path
             self._chat = PromptSession(
-                style=_STYLE,
+                style=_STYLE if self._color else _PLAIN,
+                color_depth=None if self._color else ColorDepth.DEPTH_1_BIT,
                 history=open_history(path, err=self._err) if path else InMemoryHistory(),
                 completer=ChatCompleter(self._root, self._commands, private=self._private),
                 complete_while_typing=Condition(self._completing),
@@ -305,6 +356,11 @@ class PromptLineReader:
             session.bottom_toolbar = self._toolbar if self._toolbar() else None
         self._active, self._waiting = session, True
         keep_type_ahead(self._input)
+        if history:  # lines typed ahead of a question come back at the chat prompt
+            store_typeahead(self._input, [*self._held, *get_typeahead(self._input)])
+            self._held = []
+        else:  # a question is answered only by what is typed once it is shown
+            self._held.extend(get_typeahead(self._input))
         try:
             with create_app_session(input=self._input, output=self._output), patch_stdout(raw=True):
                 return await session.prompt_async(

@@ -8,7 +8,7 @@ import enum
 import json
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TextIO
 
 from robota.cli.terminal_text import shown
@@ -58,15 +58,43 @@ def event_to_json(event: Event) -> str:
 
 
 def key_argument(arguments: Mapping[str, Any]) -> str:
-    """The argument a tool card names (``path=...``, ``command=...``; at most 60 characters
-    of its value, then written through :func:`~robota.cli.terminal_text.shown`: the model chose
-    it), or "" when the call has none of them."""
+    """The argument a tool card names, or "" when the call has none.
+
+    The first of ``path``, ``command``, ``url``, ``pattern``, ``query``, ``name`` that is a
+    string (``path=README.md``: at most 60 characters of its value); else the first two
+    arguments, compactly (``a=2, b=3``: a string as is, anything else as compact JSON, each
+    value at most 24 characters, ``, ...`` when there are more). Written through
+    :func:`~robota.cli.terminal_text.shown`: the model chose it.
+
+    Example:
+        >>> key_argument({"path": "README.md", "limit": 5})
+        'path=README.md'
+        >>> key_argument({"a": 2, "b": 3, "c": [1, 2]})
+        'a=2, b=3, ...'
+    """
     for key in _KEY_ARGUMENTS:
         value = arguments.get(key)
         if isinstance(value, str):
-            short = value if len(value) <= 60 else value[:57] + "..."
-            return f"{key}={shown(short)}"
-    return ""
+            return f"{key}={shown(_cut(value, 60))}"
+    shown_pairs = [
+        f"{shown(_cut(str(key), 24))}={shown(_cut(_compact(value), 24))}"
+        for key, value in list(arguments.items())[:2]
+    ]
+    more = ", ..." if len(arguments) > 2 else ""
+    return ", ".join(shown_pairs) + more
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _compact(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    except (TypeError, ValueError):  # a circular structure: not from a JSON call, but still
+        return str(value)
 
 
 def _isatty(stream: TextIO) -> bool:
@@ -92,21 +120,35 @@ class EventPrinter:
     """Prints events as they happen.
 
     Text deltas go to ``out`` as they arrive; tool cards (name, key argument, outcome,
-    duration) and diagnostics go to ``err`` so ``out`` holds only the answer. A failed run is
-    not printed here: the command says it once, in one line. With ``json_mode`` every event is
-    one JSON line on ``out``.
+    duration) and diagnostics go to ``err`` so ``out`` holds only the answer. A card's
+    duration counts from the call's permission decision (the time a person took to answer a
+    permission question is not the call's). A failed run is not printed here: the command
+    says it once, in one line. With ``json_mode`` every event is one JSON line on ``out``.
 
     What the model or a tool chose is written through :func:`~robota.cli.terminal_text.shown`
     wherever a person reads it: the cards on ``err`` always, the answer on ``out`` when ``out``
     is a terminal (a pipe gets the model's text byte for byte).
+
+    Args:
+        out: Where the answer goes (standard output by default).
+        err: Where the cards go (standard error by default).
+        json_mode: One JSON line per event on ``out`` instead.
+        clock: Monotonic seconds (injected in tests).
     """
 
     def __init__(
-        self, *, out: TextIO | None = None, err: TextIO | None = None, json_mode: bool = False
+        self,
+        *,
+        out: TextIO | None = None,
+        err: TextIO | None = None,
+        json_mode: bool = False,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.out = out or sys.stdout
         self.err = err or sys.stderr
         self.json_mode = json_mode
+        self.clock = clock
+        """Monotonic seconds, for the cards' durations (injected in tests)."""
         self._terminal = _isatty(self.out)
         self._started: dict[str, tuple[float, ToolCallStarted]] = {}
         self._mid_line = False
@@ -135,7 +177,11 @@ class EventPrinter:
             self.out.flush()
             self._mid_line = not event.text.endswith("\n")
         elif isinstance(event, ToolCallStarted):
-            self._started[event.call_id] = (time.monotonic(), event)
+            self._started[event.call_id] = (self.clock(), event)
+        elif isinstance(event, PermissionDecided) and event.behavior == "allow":
+            started = self._started.get(event.call_id)
+            if started is not None:  # timed from when it may run, not from the question
+                self._started[event.call_id] = (self.clock(), started[1])
         elif isinstance(event, ToolCallCompleted):
             self._card(event)
         elif isinstance(event, ToolCallSkipped):
@@ -151,7 +197,7 @@ class EventPrinter:
 
     def _card(self, event: ToolCallCompleted) -> None:
         started = self._started.pop(event.call_id, None)
-        duration = f"{time.monotonic() - started[0]:.1f}s" if started else "-"
+        duration = f"{self.clock() - started[0]:.1f}s" if started else "-"
         name = shown(event.result.name)
         argument = key_argument(started[1].arguments) if started else ""
         if event.result.is_error:

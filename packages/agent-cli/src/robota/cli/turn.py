@@ -4,7 +4,6 @@ failure said in one line (naming the model's URL for a connection failure or a t
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -28,6 +27,7 @@ from robota.core.errors import (
 )
 from robota.core.host.errors import OwnerOnlyError, PathContainmentError
 from robota.core.messages import AssistantMessage, MediaPart, TextPart
+from robota.framework.failure_reason import failure_reason
 from robota.framework.interactive import InteractiveSession
 from robota.session import SessionNotFoundError
 
@@ -66,26 +66,6 @@ def exit_for(error: BaseException) -> ExitCode:
     return ExitCode.ERROR
 
 
-def _cause(error: BaseException) -> str:
-    """The innermost operating-system reason in ``error``'s chain (``connection refused``,
-    ``Name or service not known``), else the innermost non-empty message."""
-    found = ""
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, ConnectionRefusedError):
-            return "connection refused"
-        if isinstance(current, OSError) and current.errno and current.errno > 0:
-            return os.strerror(current.errno)
-        if isinstance(current, OSError) and current.strerror:
-            found = current.strerror
-        elif str(current).strip():
-            found = str(current).strip()
-        current = current.__cause__ or current.__context__
-    return found
-
-
 def _retries(error: BaseException) -> str:
     notes = [note for note in getattr(error, "__notes__", ()) if "gave up after" in note]
     return f" ({notes[-1].removeprefix('robota: ')})" if notes else ""
@@ -107,8 +87,9 @@ def describe_failure(error: RobotaError, *, url: str | None, timeout: float | No
     """
     where = url or "the provider"
     if isinstance(error, ProviderConnectionError):
-        return f"{type(error).__name__}: cannot connect to {where}: {_cause(error)}" + _retries(
-            error
+        return (
+            f"{type(error).__name__}: cannot connect to {where}: {failure_reason(error)}"
+            + _retries(error)
         )
     if isinstance(error, ProviderTimeoutError) and error.status is None:
         limit = f" within {timeout:g} s (--timeout)" if timeout is not None else ""
@@ -144,7 +125,8 @@ async def run_turn(
         url: The model's base URL, for the failure line.
         call_timeout: The ``--timeout`` in seconds, for the failure line (the calls
             themselves carry it in the session's model settings).
-        own_interrupts: True: Ctrl-C cancels this turn (``robota run``); False: the caller
+        own_interrupts: True: Ctrl-C cancels this turn (``robota run``), which then says
+            ``robota: interrupted`` on standard error and returns 130; False: the caller
             handles Ctrl-C (``robota chat``).
     """
     result: RunResult | RobotaError = RunCancelledError("turn did not run")
@@ -167,6 +149,14 @@ async def run_turn(
         finally:
             group.cancel_scope.cancel()
     printer.finish()
+    if own_interrupts and (
+        isinstance(result, RunCancelledError)
+        or (not isinstance(result, RobotaError) and result.interrupted)
+    ):
+        if sys.stderr.isatty():  # below the terminal's ^C
+            sys.stderr.write("\n")
+        say("interrupted")  # (the chat owns Ctrl-C and says its own line)
+        return ExitCode.INTERRUPTED
     if isinstance(result, RobotaError):
         say(describe_failure(result, url=url, timeout=call_timeout))
         return exit_for(result)

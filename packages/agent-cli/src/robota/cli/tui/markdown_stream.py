@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.live import Live
+from rich.live_render import LiveRender
 from rich.segment import Segment
 from robota.cli.terminal_text import shown
 from robota.cli.tui.answer_markdown import Markdown
@@ -56,18 +57,71 @@ class _Block:
             yield segment
 
 
+def _without_blank_end(line: list[Segment]) -> list[Segment]:
+    """``line`` less its trailing white space drawn with no background (``rich`` pads a
+    paragraph to the full width; a shorter row is not re-wrapped when the terminal narrows)."""
+    end = len(line)
+    while end > 0:
+        segment = line[end - 1]
+        if segment.control or segment.text.strip():
+            break
+        if segment.style is not None and segment.style.bgcolor is not None:
+            break
+        end -= 1
+    return line[:end]
+
+
 class _BottomLines:
-    """A renderable showing the last ``height`` lines of another (the live tail's view)."""
+    """A renderable showing the last ``height`` lines of another (the live tail's view).
+
+    Attributes:
+        widths: The cells of each row it drew last (after :func:`_without_blank_end`).
+    """
 
     def __init__(self, renderable: RenderableType, height: int) -> None:
         self._renderable = renderable
         self._height = height
+        self.widths: list[int] = []
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         lines = console.render_lines(self._renderable, options, pad=False)
+        self.widths = []
         for line in lines[-self._height :]:
-            yield from line
+            kept = _without_blank_end(line)
+            self.widths.append(Segment.get_line_length(kept))
+            yield from kept
             yield Segment.line()
+
+
+class _Region(LiveRender):
+    """The live region's last frame, as ``rich`` erases it before the next one."""
+
+    def rewrapped(self, widths: list[int], width: int) -> None:
+        """The terminal is now ``width`` columns and re-wrapped the frame's rows (``widths``
+        cells each): erase as many rows as they now take, not as many as were drawn."""
+        if self._shape is not None:
+            rows = sum(max(1, -(-cells // width)) for cells in widths)
+            self._shape = (min(self._shape[0], width), rows)
+
+
+class _Live(Live):
+    """``rich``'s Live, told when the terminal re-wrapped its region (:meth:`rewrapped`)."""
+
+    def __init__(self, console: Console) -> None:
+        super().__init__(
+            console=console,
+            auto_refresh=False,
+            transient=True,
+            redirect_stdout=False,
+            redirect_stderr=False,
+            vertical_overflow="crop",
+        )
+        self._live_render = self._region = _Region(self.get_renderable(), vertical_overflow="crop")
+
+    def rewrapped(self, widths: list[int], width: int) -> None:
+        """See :meth:`_Region.rewrapped`."""
+        with self._lock:
+            self._region.rewrapped(widths, width)
 
 
 class MarkdownStream:
@@ -96,7 +150,9 @@ class MarkdownStream:
         self._console = console
         self._interval = refresh_interval
         self._clock = clock
-        self._live: Live | None = None
+        self._live: _Live | None = None
+        self._frame: _BottomLines | None = None  # what the live region shows
+        self._frame_width = 0  # the terminal's width when it was drawn
         self._last_draw = float("-inf")
         self._reset()
 
@@ -124,6 +180,7 @@ class MarkdownStream:
         text = shown(text, keep_lines=True)
         if not text:
             return
+        self._refit()
         self._ink = self._ink or not text.isspace()
         *complete, rest = text.split("\n")
         boundary = 0
@@ -146,7 +203,7 @@ class MarkdownStream:
                 self._print(block)
                 if self._live is not None:
                     self._last_draw = now
-                    self._live.update(self._view(), refresh=True)
+                    self._show(self._live)
         if now - self._last_draw >= self._interval:
             self._last_draw = now
             self._draw()
@@ -154,8 +211,10 @@ class MarkdownStream:
     def finish(self) -> None:
         """Erase the live region and print what was not printed yet (once)."""
         if self._live is not None:
+            self._refit()
             self._live.stop()
             self._live = None
+            self._frame = None
         if self._ink:
             self._print("\n".join([*self._lines, "".join(self._tail)]))
         self._reset()
@@ -186,7 +245,24 @@ class MarkdownStream:
         self._console.print(_Block(text, gap=self._committed > 0))
         self._committed += 1
 
-    def _view(self) -> RenderableType:
+    def _refit(self) -> None:
+        """When the terminal's width changed since the live region was drawn, tell ``rich``
+        how many rows it takes now: a terminal that re-wraps its lines (tmux, most terminal
+        emulators) made the long ones taller, and erasing only the rows drawn would leave the
+        top of the region behind, a stale copy above the redrawn one."""
+        if self._live is None or self._frame is None:
+            return
+        width = self._console.width
+        if width != self._frame_width and width > 0:
+            self._live.rewrapped(self._frame.widths, width)
+            self._frame_width = width
+
+    def _show(self, live: _Live) -> None:
+        frame = self._view()
+        live.update(frame, refresh=True)
+        self._frame, self._frame_width = frame, self._console.width
+
+    def _view(self) -> _BottomLines:
         height = max(self._console.height - 2, 4)
         # bound what is parsed, not only what is shown: the last 2 × height lines, and at most
         # as many characters as 2 × height full rows hold (one long line is cut at its start)
@@ -217,13 +293,6 @@ class MarkdownStream:
         if not self._ink:
             return
         if self._live is None:
-            self._live = Live(
-                console=self._console,
-                auto_refresh=False,
-                transient=True,
-                redirect_stdout=False,
-                redirect_stderr=False,
-                vertical_overflow="crop",
-            )
+            self._live = _Live(self._console)
             self._live.start()
-        self._live.update(self._view(), refresh=True)
+        self._show(self._live)

@@ -99,7 +99,7 @@ class RichEventPrinter(EventPrinter):
         elif isinstance(event, PermissionDecided):
             if event.behavior == "deny" and event.call_id:
                 self._cards.denied(event.call_id)
-            self._cards.resume()
+            self._cards.resume(event.call_id)
 
     def follow(self, session: InteractiveSession) -> None:
         """The chat's current session is now ``session``: the status line reports on it."""

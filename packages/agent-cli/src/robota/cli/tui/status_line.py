@@ -40,7 +40,9 @@ class StatusLine:
     """What the status line says, computed when asked.
 
     The model is the session's (``/model`` changes it); tokens and cost are what ``/cost``
-    says (the usage this command saw per model, priced by the provider's table: USD); the
+    says (the usage this command saw per model, priced by the provider's table: USD; before
+    the first answer the session's model is priced, so a model with no known price says
+    ``cost unknown`` from the start rather than ``$0.0000``); the
     context used is the session's estimated breakdown (``/context``) against the model's
     window, recomputed only when the conversation or the model changed.
 
@@ -56,6 +58,8 @@ class StatusLine:
         ...                     usage=lambda: {"local": Usage(input_tokens=1200, output_tokens=40)})
         >>> status.text()
         'local · 1.2k in / 40 out · cost unknown'
+        >>> StatusLine(provider_type="openai-compatible", model="local", usage=dict).text()
+        'local · 0 in / 0 out · cost unknown'
     """
 
     def __init__(
@@ -88,7 +92,7 @@ class StatusLine:
         parts = [
             model,
             f"{compact_count(total.input_tokens)} in / {compact_count(total.output_tokens)} out",
-            _cost(estimate_cost(self._provider_type, usage_by_model)),
+            _cost(estimate_cost(self._provider_type, usage_by_model or {model: Usage()})),
         ]
         if session is not None:
             parts.append(self._context_text(session))

@@ -1,6 +1,7 @@
 """Tool cards on standard error: a spinner with the elapsed time while a call runs, then one
 line per call — ``⏺ name(key argument) ✓ 0.4s`` — with a bounded preview of the result and,
-for a file edit, the unified diff of the file before → after."""
+for a file edit, the unified diff of the file before → after. The elapsed time leaves out the
+time a permission question about the call was on the screen."""
 
 from __future__ import annotations
 
@@ -121,6 +122,7 @@ class ToolCards:
         self._lock = threading.Lock()  # the refresh thread reads the cards
         self._live: Live | None = None
         self._paused = False
+        self._asked_at: float | None = None  # when the permission question went up
         self._denied: set[str] = set()
 
     @property
@@ -185,12 +187,32 @@ class ToolCards:
         self._print(Group(line, preview(event.message, limit=2)))
 
     def pause(self) -> None:
-        """Take the spinners off the screen (a permission question is asked)."""
+        """Take the spinners off the screen (a permission question is asked); the clocks of
+        the calls started so far stop until :meth:`resume`."""
+        if self._asked_at is None:
+            self._asked_at = self.clock()
         self._paused = True
         self._stop()
 
-    def resume(self) -> None:
-        """Put the spinners back after :meth:`pause`."""
+    def resume(self, call_id: str | None = None) -> None:
+        """Put the spinners back after :meth:`pause` (the question was answered).
+
+        Args:
+            call_id: The call the question was about: its clock starts now (it waited for
+                the answer, not for its tool); the other calls' clocks are left alone. None
+                (unknown): the time the question was on the screen is taken off every call
+                started before it.
+        """
+        asked_at, self._asked_at = self._asked_at, None
+        now = self.clock()
+        with self._lock:
+            asked_about = self._cards.get(call_id) if call_id else None
+            if asked_about is not None:
+                asked_about.started = now
+            elif asked_at is not None:
+                for card in self._cards.values():
+                    if card.started <= asked_at:
+                        card.started += now - asked_at
         self._paused = False
         self._show()
 
@@ -204,6 +226,7 @@ class ToolCards:
         for card in left:
             self._print(_title(card, Text("⊘ cancelled", style="yellow")))
         self._denied.clear()
+        self._asked_at = None
 
     def _diff(self, card: _Card) -> RenderableType | None:
         if card.path is None or self.workspace is None:

@@ -14,7 +14,10 @@ servers, the connections and their tools (issue #18; seed 004, MCP bootstrap and
    any task may open, use and close the hub). Nothing is started yet.
 3. :meth:`McpHub.connect` (idempotent, concurrency-safe) starts every pending server at once;
    a server that fails is reported (``mcp.server_failed`` event, ``failed`` status) and the
-   others carry on. The host's tool filter then shapes each server's offered tools.
+   others carry on. Both say why in the same words: for a failure of the operating system
+   ``cannot connect to URL: connection refused`` or ``cannot start COMMAND: no such file or
+   directory`` (:mod:`robota.framework.failure_reason`), else the innermost error. The
+   host's tool filter then shapes each server's offered tools.
 
 Stdio servers run in the session's workspace unless their ``cwd`` says otherwise (a relative
 ``cwd`` is relative to the workspace).
@@ -22,15 +25,17 @@ Stdio servers run in the session's workspace unless their ``cwd`` says otherwise
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
-from robota.core.events import EventSink, emit_all
+from robota.core.events import Event, EventSink, emit_all
 from robota.core.host import CredentialStore, CredentialStoreError
 from robota.core.tools.base import Tool
+from robota.framework.failure_reason import failure_reason, innermost_error, os_failure
 from robota.framework.mcp._owner import DetachedOwner
 from robota.framework.mcp.approvals import McpApprovalStore, server_digest
 from robota.framework.mcp.context import McpHubContext
@@ -176,7 +181,9 @@ class McpHub(McpHubContext):
             state = _LIVE.get(toolset.servers[name], "failed")
             catalog = tuple(toolset.catalog(name))
             failure = toolset.error(name)
-            error = _describe(failure) if failure is not None and state == "failed" else None
+            error = (
+                _describe(failure, server) if failure is not None and state == "failed" else None
+            )
             if state == "failed" and _needs_login(failure):
                 state = "needs-login"
         return McpServerStatus(
@@ -223,10 +230,23 @@ class McpHub(McpHubContext):
         if configs:
             from robota.tools.mcp import McpToolset
 
-            toolset = McpToolset(configs, sinks=self._sinks, tool_gate=self._tool_gate)
+            sinks = (_Described(self._sinks, self._described),)  # failures said as in status
+            toolset = McpToolset(configs, sinks=sinks, tool_gate=self._tool_gate)
             owner = DetachedOwner(toolset)
             await owner.start()
             self._toolset, self._owner = toolset, owner
+
+    def _described(self, event: Event) -> Event:
+        """``event``, a ``mcp.server_failed`` one with its error said as :func:`_describe`
+        says it."""
+        toolset = self._toolset
+        name = str(getattr(event, "server", ""))
+        if event.type != "mcp.server_failed" or toolset is None or name not in self._servers:
+            return event
+        failure = toolset.error(name)
+        if failure is None:
+            return event
+        return dataclasses.replace(event, error=_describe(failure, self._servers[name]))
 
     async def _ask(self, name: str, server: StdioMcpServer | HttpMcpServer) -> None:
         assert self._approver is not None
@@ -320,9 +340,26 @@ def _needs_login(error: BaseException | None) -> bool:
     return isinstance(error, McpAuthorizationRequired)
 
 
-def _describe(error: BaseException) -> str:
-    """The innermost failure of ``error`` (exception groups unwrapped) in one line."""
-    while isinstance(error, BaseExceptionGroup) and error.exceptions:
-        error = error.exceptions[0]
-    text = str(getattr(error, "message", "") or error) or "no message"
-    return f"{type(error).__name__}: {text}"
+def _describe(error: BaseException, server: StdioMcpServer | HttpMcpServer) -> str:
+    """``error`` in one line: for a failure of the operating system (a refused connection, an
+    unknown host, a missing command) ``cannot connect to URL: connection refused`` /
+    ``cannot start COMMAND: no such file or directory`` (the target as written, ``${VAR}``
+    unexpanded); else the innermost error (exception groups unwrapped) as ``Type: message``."""
+    if os_failure(error) is not None:
+        verb = "cannot start" if isinstance(server, StdioMcpServer) else "cannot connect to"
+        return f"{verb} {describe_target(server)}: {failure_reason(error)}"
+    inner = innermost_error(error)
+    text = str(getattr(inner, "message", "") or inner) or "no message"
+    return f"{type(inner).__name__}: {text}"
+
+
+class _Described:
+    """The hub's event sink for its toolset: forwards every event to the hub's sinks, a
+    ``mcp.server_failed`` one with the hub's description of the failure."""
+
+    def __init__(self, sinks: Sequence[EventSink], describe: Callable[[Event], Event]) -> None:
+        self._sinks = sinks
+        self._describe = describe
+
+    def emit(self, event: Event) -> None:
+        emit_all(self._sinks, self._describe(event))

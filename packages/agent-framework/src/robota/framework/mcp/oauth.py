@@ -35,6 +35,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 import anyio.to_thread
@@ -50,6 +51,7 @@ from mcp.shared.auth import (
 )
 from pydantic import AnyUrl, BaseModel, ConfigDict, ValidationError
 from robota.core.host import CredentialStore
+from robota.framework.failure_reason import failure_reason, os_failure
 from robota.framework.mcp._callback import LoopbackCallback, McpLoginError
 from robota.framework.mcp._filelock import locked_async
 from robota.framework.settings import HttpMcpServer
@@ -483,7 +485,7 @@ async def login(
             error = toolset.error(config.name)
             tools = tuple(toolset.catalog(config.name))
     if error is not None:
-        why = _cut(str(refused[0])) if refused else _cause(error)
+        why = _cut(str(refused[0])) if refused else _cause(error, config.url)
         raise McpLoginError(
             f"login to MCP server {config.name!r} failed: {why}", server=config.name
         ) from error
@@ -509,14 +511,17 @@ def _registered_port(info: OAuthClientInformationFull | None) -> int:
     return 0
 
 
-def _cause(error: BaseException) -> str:
+def _cause(error: BaseException, url: str) -> str:
     """The most telling failure inside ``error`` (causes, contexts and exception groups
-    walked), cut to :data:`MAX_CAUSE_CHARS` characters: a login error first, then an SDK
-    OAuth error, else the innermost."""
+    walked), cut to :data:`MAX_CAUSE_CHARS` characters: a login error first, then a failure of
+    the operating system (``cannot connect to URL: connection refused``, naming the address of
+    the request that failed, else ``url``, without its query), then an SDK OAuth error, else
+    the innermost."""
     seen: set[int] = set()
     stack: list[BaseException] = [error]
     innermost = error
     oauth: BaseException | None = None
+    where = ""
     while stack:
         current = stack.pop()
         if id(current) in seen:
@@ -526,14 +531,36 @@ def _cause(error: BaseException) -> str:
             return _cut(str(current))
         if oauth is None and type(current).__module__.startswith("mcp.client.auth"):
             oauth = current
+        where = where or _request_url(current)
         innermost = current
         if isinstance(current, BaseExceptionGroup):
             stack.extend(current.exceptions)
         for linked in (current.__cause__, current.__context__):
             if linked is not None:
                 stack.append(linked)
+    if os_failure(error) is not None:
+        return _cut(f"cannot connect to {_address(where or url)}: {failure_reason(error)}")
     found = oauth if oauth is not None else innermost
     return _cut(f"{type(found).__name__}: {found}")
+
+
+def _request_url(error: BaseException) -> str:
+    """The URL of the request an HTTP client's error is about ('' when none)."""
+    try:
+        request = getattr(error, "request", None)  # httpx raises RuntimeError when unset
+    except RuntimeError:
+        return ""
+    return str(getattr(request, "url", "") or "")
+
+
+def _address(url: str) -> str:
+    """``url`` without its user information, query and fragment (which may carry secrets)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{host}:{parts.port}" if parts.port is not None else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 def _cut(text: str) -> str:

@@ -3,8 +3,11 @@
 Text content becomes a :class:`TextPart`; image and audio content a :class:`MediaPart` with the
 decoded bytes; an embedded text resource a text part headed by its URI; an embedded blob a media
 part (kind from its MIME type); a resource link a text line naming it. ``structuredContent`` is
-added as JSON text unless a text block already carries the same JSON value (servers SHOULD mirror
-it, per the spec's "Structured Content"). ``isError`` sets ``ToolReturn.is_error``.
+added as JSON text only when the result has no text content: a server that returns structured
+content SHOULD also return it serialized in a text block (the spec's "Structured Content",
+for backwards compatibility), and the text is what it chose to say (FastMCP's ``5`` for
+``{"result": 5}``), so sending both would give the model the same value twice.
+``isError`` sets ``ToolReturn.is_error``.
 
 The text of one result is bounded (:data:`MAX_RESULT_CHARS` characters over all its text parts,
 the same order as the built-in tools' 50 000-byte output bound): what is over is cut and a last
@@ -16,7 +19,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from typing import Any
 
 from mcp.types import (
     AudioContent,
@@ -54,13 +56,6 @@ def decode_base64(data: str) -> bytes | None:
         return base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError):
         return None
-
-
-def _same_json(text: str, value: Any) -> bool:
-    try:
-        return bool(json.loads(text) == value)
-    except ValueError:
-        return False
 
 
 def bound_parts(
@@ -101,7 +96,7 @@ def render_result(result: CallToolResult, *, max_chars: int = MAX_RESULT_CHARS) 
     Returns:
         A :class:`ToolReturn` with one part per content block (base64 that does not decode
         becomes a text part saying so), plus the structured content as JSON text when present
-        and not mirrored, bounded to ``max_chars`` characters of text; ``is_error`` copied from
+        and the result has no text content, bounded to ``max_chars`` characters of text; ``is_error`` copied from
         ``isError``.
     """
     parts: list[TextPart | MediaPart] = []
@@ -137,8 +132,6 @@ def render_result(result: CallToolResult, *, max_chars: int = MAX_RESULT_CHARS) 
             description = f" - {block.description}" if block.description else ""
             parts.append(TextPart(text=f"[resource link {block.name}: {block.uri}]{description}"))
     structured = result.structured_content
-    if structured is not None and not any(
-        isinstance(p, TextPart) and _same_json(p.text, structured) for p in parts
-    ):
+    if structured is not None and not any(isinstance(b, TextContent) for b in result.content):
         parts.append(TextPart(text=json.dumps(structured, ensure_ascii=False, default=str)))
     return ToolReturn(content=tuple(bound_parts(parts, max_chars)), is_error=result.is_error)
