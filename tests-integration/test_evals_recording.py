@@ -124,6 +124,8 @@ async def _answer(provider: Provider, model: str) -> str:
 
 
 @pytest.mark.parametrize("vendor", VENDORS, ids=lambda v: v.id)
+# the anthropic recording names a model the SDK now warns about; the replay is what is tested
+@pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
 async def test_a_recorded_live_run_replays_to_the_same_answer_without_the_key(
     vendor: Vendor, tmp_path: Path
 ) -> None:

@@ -16,6 +16,7 @@ comment starts with HOLE; HELD (or an id starting "held-") marks an attempt the 
 from __future__ import annotations
 
 import dataclasses
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -24,7 +25,7 @@ import pytest
 from packaging.version import Version
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # for the release_kit helpers
-from release_kit import bumped, current, series_range, tag
+from release_kit import bumped, current, tag
 from release_kit import commit_all as _commit_all
 from release_kit import edit as _edit
 from release_kit import release as _release
@@ -177,9 +178,12 @@ def _executor_tag(repo: Path) -> str:
 
 
 def _core_requirement(repo: Path) -> str:
-    """The framework's requirement line on core as the pyprojects write it, from core's current
-    version (``robota-agent-core>=0.3,<0.4``)."""
-    return f"robota-agent-core{series_range(current(repo, 'agent-core'))}"
+    """The framework's requirement on core as its pyproject writes it (``robota-agent-core>=0.3.3,<0.4``:
+    the series' range, or a patch floor inside it)."""
+    text = (repo / "packages/agent-framework/pyproject.toml").read_text(encoding="utf-8")
+    found = re.search(r'"(robota-agent-core>=[^"]+)"', text)
+    assert found, "the framework declares no range on robota-agent-core"
+    return found[1]
 
 
 @pytest.fixture

@@ -16,12 +16,10 @@ does that as it is fed.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from markdown_it.token import Token  # rich's parser (declared: the tokens are read here)
 from rich.markdown import Markdown as RichMarkdown
-
-if TYPE_CHECKING:
-    from markdown_it.token import Token
 
 __all__ = ["Markdown"]
 

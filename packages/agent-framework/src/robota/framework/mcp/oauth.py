@@ -39,23 +39,28 @@ from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 import anyio.to_thread
-from mcp.client.auth import OAuthClientProvider
-from mcp.client.auth.oauth2 import OAuthContext
-from mcp.shared.auth import (
-    AuthorizationCodeResult,
-    OAuthClientInformationFull,
-    OAuthClientMetadata,
-    OAuthMetadata,
-    OAuthToken,
-    ProtectedResourceMetadata,
-)
 from pydantic import AnyUrl, BaseModel, ConfigDict, ValidationError
+from robota.core.extras import raise_missing_extra
 from robota.core.host import CredentialStore
 from robota.framework.failure_reason import failure_reason, os_failure
 from robota.framework.mcp._callback import LoopbackCallback, McpLoginError
 from robota.framework.mcp._filelock import locked_async
 from robota.framework.settings import HttpMcpServer
-from robota.tools.mcp import HttpServerConfig, McpToolset
+
+try:  # the MCP SDK: the `mcp` extra
+    from mcp.client.auth import OAuthClientProvider
+    from mcp.client.auth.oauth2 import OAuthContext
+    from mcp.shared.auth import (
+        AuthorizationCodeResult,
+        OAuthClientInformationFull,
+        OAuthClientMetadata,
+        OAuthMetadata,
+        OAuthToken,
+        ProtectedResourceMetadata,
+    )
+    from robota.tools.mcp import HttpServerConfig, McpToolset
+except ImportError as error:
+    raise_missing_extra(error, module="mcp", distribution="robota-agent-framework", extra="mcp")
 
 __all__ = [
     "OAUTH_SERVICE",
