@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import subprocess
 import sys
-import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -90,53 +88,10 @@ def _results(session: InteractiveSession) -> list[str]:
 # -- resources ---------------------------------------------------------------------------------
 
 
-_MEASURE = textwrap.dedent(
-    """
-    import resource, sys, anyio
-    from robota.tools.mcp import McpToolset, StdioServerConfig
-
-    async def main() -> None:
-        config = StdioServerConfig(
-            name="ctx", command=sys.executable, args=(sys.argv[1],),
-            env={"RECORD_FILE": sys.argv[2], "HUGE_CHARS": sys.argv[3]},
-            call_timeout=300, connect_timeout=60,
-        )
-        async with McpToolset([config]) as toolset:
-            await toolset.warmup()
-            before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-            try:
-                parts = await toolset.read_resource("ctx", "big://huge")
-                kept = sum(len(getattr(p, "text", "")) for p in parts)
-            except Exception as error:
-                kept = -1
-                print("error", type(error).__name__, file=sys.stderr)
-            after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        print(kept, (after - before) // 1024)
-
-    anyio.run(main)
-    """
-)
-
-
-@pytest.mark.xfail(
-    strict=True, reason="HOLE: a huge resource is loaded whole before the 100k cap (peak RSS)"
-)
-def test_a_huge_resource_does_not_take_hundreds_of_mb_of_memory(tmp_path: Path) -> None:
-    # HOLE: the 100 000-character cap is applied after the whole resources/read answer was
-    # received and parsed: a 50 MB resource grows the client's peak RSS by ~230 MB (100 MB:
-    # 456 MB measured). Fix: bound the message size in the transport (refuse a line / body
-    # over a limit, e.g. a few MB) before parsing.
-    done = subprocess.run(
-        [sys.executable, "-c", _MEASURE, str(HOSTILE), str(tmp_path / "r.txt"), "50000000"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=True,
-    )
-    kept, grown_mb = (int(x) for x in done.stdout.split())
-    assert kept > 0, done.stderr  # the read succeeded (a failed read measures nothing)
-    assert kept <= 100_200  # what reaches the model is bounded (this part holds)
-    assert grown_mb <= 64, f"peak memory grew by {grown_mb} MB"
+# Left open (issue #18's closing note): a huge resource from a stdio server is read whole by the
+# MCP SDK's stdio_client (an unbounded line buffer) before the 100 000-character cap applies; a
+# 50 MB resource grew the client's peak RSS by ~238 MB here, but the figure depends on the
+# machine (a CI run measured under 64 MB), so no test asserts it until the transport bounds it.
 
 
 @pytest.mark.anyio
