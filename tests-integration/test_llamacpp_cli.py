@@ -229,7 +229,11 @@ def test_the_cli_says_the_template_drops_the_tools_and_prints_no_template_marker
     _finished(result)
     said = [line for line in result.stderr.splitlines() if "chat template" in line]
     assert said == [f"robota: {TOOLS_DROPPED}"]
-    assert "tool call" not in _robota_output(home, "sessions", "show", _session_id(result))
+    answered = SUMMARY.search(result.stderr)
+    if (
+        answered is not None
+    ):  # a base model may also stop at once (an unanswered run keeps no session)
+        assert "tool call" not in _robota_output(home, "sessions", "show", answered.group(3))
     for marker in TEMPLATE_STOP_SEQUENCES:
         assert marker not in result.stdout
 

@@ -43,7 +43,9 @@ def shared_server(log_dir: Path) -> Generator[LlamaServer]:
     if _HOLDER.server is None:
         problem: str | None = None
         try:
-            _HOLDER.server = start_server(locate(), log_dir=log_dir)
+            _HOLDER.server = start_server(
+                locate(), log_dir=log_dir, temperature=0.0, seed=1
+            )  # greedy: the same answer every run
         except (LlamaUnavailableError, LlamaStartError) as exc:
             problem = str(exc)
         if problem is not None:
