@@ -43,9 +43,10 @@ class Contender:
 
     Attributes:
         name: Row label, e.g. ``robota/chat/stream``.
-        family: ``raw``, ``robota``, ``pydantic_ai`` or ``openai_agents``.
+        family: ``wire``, ``raw``, ``robota``, ``pydantic_ai`` or ``openai_agents``.
         api: Which OpenAI API it speaks.
-        streaming: Whether it streams (its floor is the raw loop with the same api and mode).
+        streaming: Whether it streams (its floors are the wire and raw loops with the same api
+            and mode).
         requires: Importable module names it needs (a peer in the ``bench`` group).
         make: Builds a runner from the server's base URL and the shared httpx client.
     """
@@ -63,9 +64,19 @@ class Contender:
         return all(installed(m) for m in self.requires)
 
     @property
+    def mode(self) -> str:
+        """``stream`` or ``buffered``."""
+        return "stream" if self.streaming else "buffered"
+
+    @property
     def floor(self) -> str:
         """Name of the raw-SDK contender this one is compared with."""
-        return f"raw/{self.api}/{'stream' if self.streaming else 'buffered'}"
+        return f"raw/{self.api}/{self.mode}"
+
+    @property
+    def wire_floor(self) -> str:
+        """Name of the wire contender (httpx and json alone) this one is compared with."""
+        return f"wire/{self.api}/{self.mode}"
 
 
 def installed(module: str) -> bool:
@@ -93,7 +104,9 @@ TOOL_BODIES: dict[str, Callable[..., Any]] = {"get_weather": get_weather, "get_t
 
 
 def http_client(connections: int = 256) -> httpx.AsyncClient:
-    """The one httpx client every contender's OpenAI client shares (keep-alive pool)."""
+    """The httpx client a contender's runner uses (keep-alive pool of ``connections``); every
+    contender gets the same settings (see :func:`tools.bench._measure.concurrency` for how the
+    concurrent load spreads runs over several such clients)."""
     limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
     # No pool timeout: with many concurrent runs, waiting for a pooled connection is the point.
     return httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(600.0, pool=None))

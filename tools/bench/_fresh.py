@@ -13,59 +13,113 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import tracemalloc
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["IMPORT_TARGETS", "import_times", "memory", "session_factory"]
+__all__ = [
+    "IMPORT_TARGETS",
+    "QUICK_IMPORTS",
+    "ROBOTA_IMPORT",
+    "SDK_IMPORT",
+    "import_times",
+    "memory",
+    "session_factory",
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 
 IMPORT_TARGETS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "robota.core": (("robota.core",), None),
-    "robota.core.agent + providers.openai": (
-        ("robota.core.agent", "robota.providers.openai"),
+    "robota Agent + OpenAIChatProvider": (
+        ("robota.core.agent:Agent", "robota.providers.openai:OpenAIChatProvider"),
         None,
     ),
-    "pydantic_ai": (("pydantic_ai",), "pydantic_ai"),
-    "pydantic_ai + models.openai": (("pydantic_ai", "pydantic_ai.models.openai"), "pydantic_ai"),
-    "agents": (("agents",), "agents"),
-    "openai (SDK alone)": (("openai",), None),
+    "openai (SDK alone)": (("openai:AsyncOpenAI",), None),
+    "pydantic_ai Agent": (("pydantic_ai:Agent",), "pydantic_ai"),
+    "pydantic_ai Agent + OpenAIChatModel": (
+        ("pydantic_ai:Agent", "pydantic_ai.models.openai:OpenAIChatModel"),
+        "pydantic_ai",
+    ),
+    "agents Agent": (("agents:Agent",), "agents"),
 }
-"""Row label → (modules imported together, peer module required or None)."""
+"""Row label → (what is imported together, peer module required or None). Each entry is a
+module, or ``module:name`` to import that module and read the name from it (``from module
+import name``): with lazy package exports a bare module import would not load what a user's
+first line loads."""
+
+QUICK_IMPORTS = ("robota.core", "robota Agent + OpenAIChatProvider", "openai (SDK alone)")
+"""The rows quick mode measures (one fresh process each)."""
+
+ROBOTA_IMPORT = "robota Agent + OpenAIChatProvider"
+SDK_IMPORT = "openai (SDK alone)"
+"""The two rows of the import target: Robota's core and OpenAI provider over the SDK alone."""
 
 _IMPORT_SNIPPET = (
     "import importlib, sys, time\n"
-    "t = time.perf_counter()\n"
-    "for m in sys.argv[1:]: importlib.import_module(m)\n"
-    "print(time.perf_counter() - t)\n"
+    "t, c = time.perf_counter(), time.process_time()\n"
+    "for spec in sys.argv[1:]:\n"
+    "    module, _, name = spec.partition(':')\n"
+    "    loaded = importlib.import_module(module)\n"
+    "    if name: getattr(loaded, name)\n"
+    "print(time.perf_counter() - t, time.process_time() - c)\n"
 )
+
+
+PYCACHE = Path(tempfile.gettempdir()) / "robota-bench-pycache"
+"""Where the children write bytecode (``PYTHONPYCACHEPREFIX``), so an import is timed from
+cached bytecode even where the environment sets ``PYTHONDONTWRITEBYTECODE`` (as this
+repository's machines do: every import would otherwise compile each module again)."""
 
 
 def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.setdefault("PYTHONPYCACHEPREFIX", str(PYCACHE))
     return env
 
 
-def import_times(labels: Sequence[str], *, reps: int) -> dict[str, float]:
+def _import_once(label: str) -> tuple[float, float]:
+    modules, _peer = IMPORT_TARGETS[label]
+    done = subprocess.run(
+        [sys.executable, "-c", _IMPORT_SNIPPET, *modules],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        env=_env(),
+    )
+    wall, cpu = (float(x) * 1000 for x in done.stdout.split())
+    return wall, cpu
+
+
+def import_times(labels: Sequence[str], *, reps: int) -> dict[str, dict[str, float]]:
     """Median milliseconds to import each target in a fresh ``python`` process (interpreter
-    start excluded), runs interleaved across targets."""
-    samples: dict[str, list[float]] = {label: [] for label in labels}
+    start excluded), wall and CPU (``time.process_time``), runs interleaved across targets
+    after one unmeasured run each (which leaves the bytecode cached in :data:`PYCACHE`).
+
+    Returns:
+        ``{label: {"wall_ms": float, "cpu_ms": float}}``.
+    """
+    for label in labels:
+        _import_once(label)
+    walls: dict[str, list[float]] = {label: [] for label in labels}
+    cpus: dict[str, list[float]] = {label: [] for label in labels}
     for _ in range(reps):
         for label in labels:
-            modules, _peer = IMPORT_TARGETS[label]
-            done = subprocess.run(
-                [sys.executable, "-c", _IMPORT_SNIPPET, *modules],
-                capture_output=True,
-                text=True,
-                check=True,
-                cwd=ROOT,
-                env=_env(),
-            )
-            samples[label].append(float(done.stdout.strip()) * 1000)
-    return {label: statistics.median(v) for label, v in samples.items()}
+            wall, cpu = _import_once(label)
+            walls[label].append(wall)
+            cpus[label].append(cpu)
+    return {
+        label: {
+            "wall_ms": statistics.median(walls[label]),
+            "cpu_ms": statistics.median(cpus[label]),
+        }
+        for label in labels
+    }
 
 
 def memory(families: Sequence[str], sessions: int) -> dict[str, dict[str, float]]:

@@ -166,7 +166,9 @@ PEER_CONTENDERS = (
     _peer("pydantic_ai", "pydantic_ai", PydanticAIRunner, "chat", True),
     _peer("pydantic_ai", "pydantic_ai", PydanticAIRunner, "chat", False),
     _peer("pydantic_ai", "pydantic_ai", PydanticAIRunner, "responses", True),
+    _peer("pydantic_ai", "pydantic_ai", PydanticAIRunner, "responses", False),
     _peer("openai_agents", "agents", AgentsRunner, "chat", True),
     _peer("openai_agents", "agents", AgentsRunner, "chat", False),
     _peer("openai_agents", "agents", AgentsRunner, "responses", True),
+    _peer("openai_agents", "agents", AgentsRunner, "responses", False),
 )

@@ -1,7 +1,9 @@
-"""The floor: the scenario as a hand-written loop on the raw ``openai`` SDK.
+"""The SDK floor: the scenario as a hand-written loop on the raw ``openai`` SDK.
 
-This is the least a correct loop must do: send the history and tools, collect text and tool
-calls (streamed or buffered), run the calls of a round concurrently, append the results, repeat.
+The same correct loop as the wire floor (:mod:`tools.bench._wire`): send the history and tools,
+collect text and tool calls (streamed or buffered), run the calls of a round concurrently, append
+the results, repeat; here through the SDK's typed requests, chunks and events, so its cost over
+the wire floor is the SDK's. Chat Completions and Responses, streamed and buffered.
 """
 
 from __future__ import annotations
@@ -118,27 +120,34 @@ class RawChat:
 
 
 class RawResponses:
-    """Responses API loop (streamed), history kept client-side (``store`` off)."""
+    """Responses API loop, streamed or buffered; history kept client-side (``store`` off)."""
 
-    def __init__(self, base_url: str, client: httpx.AsyncClient) -> None:
+    def __init__(self, base_url: str, client: httpx.AsyncClient, *, stream: bool) -> None:
         self.client = openai_client(base_url, client)
+        self.stream = stream
         self.tools = responses_tool_specs()
 
     async def run(self, model: str) -> float | None:
-        """Run the scenario; returns the first text delta's instant."""
+        """Run the scenario; returns the first text delta's instant (streaming only)."""
         items: list[Any] = [{"role": "user", "content": PROMPT}]
         first: float | None = None
         while True:
             output: list[dict[str, Any]] = []
-            events = await self.client.responses.create(
-                model=model, input=items, tools=self.tools, stream=True, store=False
-            )
-            async for event in events:
-                if event.type == "response.output_text.delta":
-                    if first is None:
-                        first = time.perf_counter()
-                elif event.type == "response.output_item.done":
-                    output.append(event.item.to_dict())
+            if self.stream:
+                events = await self.client.responses.create(
+                    model=model, input=items, tools=self.tools, stream=True, store=False
+                )
+                async for event in events:
+                    if event.type == "response.output_text.delta":
+                        if first is None:
+                            first = time.perf_counter()
+                    elif event.type == "response.output_item.done":
+                        output.append(event.item.to_dict())
+            else:
+                response = await self.client.responses.create(
+                    model=model, input=items, tools=self.tools, store=False
+                )
+                output = [item.to_dict() for item in response.output]
             items.extend(output)
             calls = [o for o in output if o["type"] == "function_call"]
             if not calls:
@@ -173,6 +182,14 @@ RAW_CONTENDERS = (
         api="responses",
         streaming=True,
         requires=("openai",),
-        make=RawResponses,
+        make=lambda url, client: RawResponses(url, client, stream=True),
+    ),
+    Contender(
+        name="raw/responses/buffered",
+        family="raw",
+        api="responses",
+        streaming=False,
+        requires=("openai",),
+        make=lambda url, client: RawResponses(url, client, stream=False),
     ),
 )

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["render", "summary_line"]
+from tools.bench._fresh import SDK_IMPORT
+
+__all__ = ["SUMMARY_KEYS", "render", "summary_line"]
 
 PEERS = ("pydantic_ai", "openai_agents")
 
@@ -32,16 +34,7 @@ def _ratio(top: float | None, bottom: float | None) -> float | None:
     return top / bottom
 
 
-def render(result: dict[str, Any]) -> str:
-    """The whole human-readable report (several aligned tables)."""
-    meta = result["meta"]
-    out = [
-        f"bench: mode={meta['mode']} rounds={meta['rounds']} reps={meta['reps']} "
-        f"python={meta['python']} cpus={meta['cpus']} "
-        f"load(1m) before={meta['load_before']:.2f} after={meta['load_after']:.2f}",
-    ]
-    if result["not_installed"]:
-        out.append("not installed (uv sync --group bench): " + ", ".join(result["not_installed"]))
+def _rounds_table(result: dict[str, Any]) -> list[str]:
     rows = result["rounds"]
     by_name = {r["name"]: r for r in rows}
     table: list[list[str]] = []
@@ -55,59 +48,104 @@ def render(result: dict[str, Any]) -> str:
             [
                 r["name"],
                 _num(r["round_ms"], 3),
-                _num(r["overhead_ms"], 3),
-                _num(r["overhead_pct"], 1),
+                _num(r["x_wire"], 3),
+                _num(r["overhead_wire_ms"], 3),
                 _num(r["x_floor"], 3),
+                _num(r["overhead_ms"], 3),
                 _num(result["ttft_ms"].get(r["name"]), 2),
                 *peer_cells,
             ]
         )
-    out += _table(
-        "per round (median; floor = raw SDK loop, same api and mode)",
+    return _table(
+        "per round (median; floors: wire = httpx + json alone, raw = openai SDK loop; same api "
+        "and mode)",
         [
             "contender",
             "round ms",
-            "ovh ms",
-            "ovh %",
-            "x floor",
+            "x wire",
+            "ovh wire ms",
+            "x raw",
+            "ovh raw ms",
             "ttft ms",
-            "ovh / pydantic_ai",
-            "ovh / openai_agents",
+            "ovh raw / pydantic_ai",
+            "ovh raw / openai_agents",
         ],
         table,
     )
+
+
+def _concurrency_table(result: dict[str, Any]) -> list[str]:
+    meta = result["meta"]
     conc = result["concurrency"]
-    out += _table(
-        f"concurrent runs on one event loop ({meta['concurrent']} at once, {meta['rounds']} "
-        "tool rounds each)",
+    clients = sorted({(c["runs"], c["clients"]) for c in conc})
+    spread = ", ".join(f"{runs} runs over {n} httpx clients" for runs, n in clients)
+    return _table(
+        f"concurrent runs on one event loop (streamed chat, {meta['rounds']} tool rounds each; "
+        f"{spread}; ovh = over the wire floor at the same count; srv = loopback server)",
         [
             "contender",
+            "runs",
             "elapsed s",
             "runs/s",
+            "x raw runs/s",
             "p50 round ms",
             "p99 round ms",
-            "p50 ovh ms",
+            "max/med",
             "p99 ovh ms",
+            "p99 ovh %",
+            "client cpu s",
+            "srv cpu s",
+            "srv % of elapsed",
         ],
         [
             [
                 c["name"],
+                str(c["runs"]),
                 _num(c["elapsed_s"], 2),
                 _num(c["runs_per_s"], 1),
+                _num(c["x_raw_runs_per_s"], 3),
                 _num(c["p50_round_ms"], 2),
                 _num(c["p99_round_ms"], 2),
-                _num(c["p50_overhead_ms"], 2),
+                _num(c["max_over_median"], 2),
                 _num(c["p99_overhead_ms"], 2),
+                _num(c["p99_overhead_pct"], 1),
+                _num(c["client_cpu_s"], 2),
+                _num(c["server_cpu_s"], 2),
+                _num(None if c["server_share"] is None else 100 * c["server_share"], 1),
             ]
             for c in conc
         ],
     )
+
+
+def render(result: dict[str, Any]) -> str:
+    """The whole human-readable report (several aligned tables)."""
+    meta = result["meta"]
+    out = [
+        f"bench: mode={meta['mode']} rounds={meta['rounds']} reps={meta['reps']} "
+        f"python={meta['python']} cpus={meta['cpus']} "
+        f"load(1m) before={meta['load_before']:.2f} after={meta['load_after']:.2f}",
+    ]
+    if result["not_installed"]:
+        out.append("not installed (uv sync --group bench): " + ", ".join(result["not_installed"]))
+    out += _rounds_table(result)
+    out += _concurrency_table(result)
     imports = result["imports_ms"]
-    base = imports.get("pydantic_ai")
+    base = imports.get(SDK_IMPORT)
     out += _table(
-        "cold import in a fresh process (median ms)",
-        ["modules", "ms", "x pydantic_ai"],
-        [[k, _num(v, 1), _num(_ratio(v, base))] for k, v in imports.items()],
+        "cold import in a fresh process (median ms, bytecode cached; target: Robota's row <= "
+        "openai SDK + 50 ms)",
+        ["imports", "wall ms", "cpu ms", "over openai SDK wall ms", "over openai SDK cpu ms"],
+        [
+            [
+                k,
+                _num(v["wall_ms"], 1),
+                _num(v["cpu_ms"], 1),
+                _num(None if base is None else v["wall_ms"] - base["wall_ms"], 1),
+                _num(None if base is None else v["cpu_ms"] - base["cpu_ms"], 1),
+            ]
+            for k, v in imports.items()
+        ],
     )
     memory = result["memory"]
     robota_kib = memory.get("robota", {}).get("rss_delta_kib")
@@ -132,16 +170,28 @@ def render(result: dict[str, Any]) -> str:
         ["configuration", "bytes", "x robota resident"],
         [[k, str(v), _num(_ratio(v, resident), 3)] for k, v in sizes.items()],
     )
+    if "durability" in result:
+        from tools.bench._report_durability import render_durability  # it imports this module
+
+        out += render_durability(result["durability"])
     out.append("")
     out.append(summary_line(result["summary"]))
     return "\n".join(out)
 
 
+SUMMARY_KEYS = (
+    "robota/wire",
+    "robota/raw",
+    *(f"robota/{p}" for p in PEERS),
+    "concurrent_robota/raw",
+    "idle_kib",
+)
+"""The keys of the summary line, in order."""
+
+
 def summary_line(summary: dict[str, float | None]) -> str:
-    """``bench: robota/raw=R robota/pydantic_ai=P robota/openai_agents=O`` (``n/a`` for a peer
-    that is not installed or whose overhead was not positive)."""
-    cells = [
-        f"{key}={_num(summary.get(key), 3)}"
-        for key in ("robota/raw", *(f"robota/{p}" for p in PEERS))
-    ]
+    """``bench: robota/wire=W robota/raw=R robota/pydantic_ai=P robota/openai_agents=O
+    concurrent_robota/raw=C idle_kib=K`` (three decimals; ``n/a`` for a missing figure: a peer
+    not installed, or a peer overhead that was not positive)."""
+    cells = [f"{key}={_num(summary.get(key), 3)}" for key in SUMMARY_KEYS]
     return "bench: " + " ".join(cells)

@@ -53,9 +53,11 @@ def _chat(url: str, client: httpx.AsyncClient, *, stream: bool) -> RobotaRunner:
     return RobotaRunner(provider, stream=stream)
 
 
-def _responses(url: str, client: httpx.AsyncClient) -> RobotaRunner:
-    provider = OpenAIResponsesProvider("bench", base_url=url, http_client=client, store=False)
-    return RobotaRunner(provider, stream=True)
+def _responses(url: str, client: httpx.AsyncClient, *, stream: bool) -> RobotaRunner:
+    provider = OpenAIResponsesProvider(
+        "bench", base_url=url, http_client=client, store=False, streaming=stream
+    )
+    return RobotaRunner(provider, stream=stream)
 
 
 ROBOTA_CONTENDERS = (
@@ -81,6 +83,14 @@ ROBOTA_CONTENDERS = (
         api="responses",
         streaming=True,
         requires=(),
-        make=_responses,
+        make=lambda url, client: _responses(url, client, stream=True),
+    ),
+    Contender(
+        name="robota/responses/buffered",
+        family="robota",
+        api="responses",
+        streaming=False,
+        requires=(),
+        make=lambda url, client: _responses(url, client, stream=False),
     ),
 )

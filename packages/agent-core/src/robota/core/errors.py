@@ -74,6 +74,10 @@ class RobotaError(Exception):
 
     Subclasses set ``code``, ``category`` and ``recoverable`` as class attributes; a call site
     may override any of them per instance through keyword arguments.
+
+    Every Robota error pickles (for ``multiprocessing``, DBOS workflow results and the like)
+    with its type, message and attributes, whatever its constructor's keyword-only arguments:
+    unpickling restores the attributes without calling ``__init__``.
     """
 
     code: ClassVar[str] = "robota_error"
@@ -98,6 +102,32 @@ class RobotaError(Exception):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(code={self.error_code!r}, message={self.message!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle as ``(_restore_error, (type, args), attributes)``: rebuilt without calling
+        ``__init__`` (whose keyword-only arguments ``args`` does not hold), then every
+        attribute is set back, including those an ``ImportError`` or ``OSError`` base keeps
+        outside ``__dict__`` (``name``, ``errno``...)."""
+        state: dict[str, Any] = dict(vars(self))
+        for base, names in _BUILTIN_ATTRIBUTES:
+            if isinstance(self, base):
+                state.update((name, getattr(self, name)) for name in names)
+        return (_restore_error, (type(self), self.args), state)
+
+
+_BUILTIN_ATTRIBUTES: tuple[tuple[type[BaseException], tuple[str, ...]], ...] = (
+    (ImportError, ("name", "path")),
+    (OSError, ("errno", "strerror", "filename", "filename2")),
+)
+"""Attributes built-in exception bases keep outside ``__dict__`` (restored on unpickling)."""
+
+
+def _restore_error(cls: type[RobotaError], args: tuple[Any, ...]) -> RobotaError:
+    """An instance of ``cls`` holding ``args``, without an ``__init__`` call (see
+    :meth:`RobotaError.__reduce__`; unpickling then sets its attributes)."""
+    error = cls.__new__(cls, *args)
+    error.args = args  # an OSError base sets its args in __init__, not in __new__
+    return error
 
 
 # --- user / configuration -------------------------------------------------------------------

@@ -9,6 +9,7 @@ nesting emitted it without a separate correlation mechanism. Events go to observ
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal, Protocol
 
@@ -84,3 +85,26 @@ def emit_all(sinks: Sequence[EventSink], event: Event) -> None:
             import logging
 
             logging.getLogger(__name__).exception("event sink failed on %s", event.type)
+
+
+class StreamBackpressure(Protocol):
+    """A stream consumer's bounded event buffer, as the run producing the events sees it
+    (``Agent.stream``): the run's provider rounds wait for room when it is :attr:`full`, so a
+    slow consumer holds a bounded number of undelivered events."""
+
+    @property
+    def full(self) -> bool:
+        """True while the buffer holds as many undelivered events as it may."""
+        ...
+
+    async def wait_room(self) -> None:
+        """Return once the consumer made room (at once when there is room, or the consumer
+        stopped reading)."""
+        ...
+
+
+stream_backpressure: ContextVar[StreamBackpressure | None] = ContextVar(
+    "robota_stream_backpressure", default=None
+)
+"""The buffer of the stream consumer reading the current task's run (set by ``AgentStream`` in
+the task driving the run; None when no stream consumer reads it)."""

@@ -159,6 +159,11 @@ class SseDecoder:
         """Consume the next bytes of the body; return the events they complete."""
         events: list[SseEvent] = []
         for line in self._lines.feed(chunk):
+            if line.startswith("data:"):  # the usual line, read here (as _line reads it)
+                value = line[5:]
+                self._data.append(value[1:] if value.startswith(" ") else value)
+                self.saw_data = True
+                continue
             event = self._line(line)
             if event is not None:
                 events.append(event)

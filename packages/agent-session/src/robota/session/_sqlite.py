@@ -61,6 +61,21 @@ def create_owner_only(path: Path) -> None:
             continue
 
 
+_HEADER = b"SQLite format 3\x00"
+
+
+def _refuse_non_database(path: Path, error: Callable[[str], RobotaError]) -> None:
+    """Raise ``error`` when the file is neither empty (new) nor a SQLite database. In
+    write-ahead-log mode SQLite reads pages still in the ``-wal`` file before the database
+    file, so a database file overwritten with garbage while another connection kept the log
+    would otherwise be read as if intact; refused here as SQLite refuses it without a log
+    ("file is not a database")."""
+    with path.open("rb") as handle:
+        head = handle.read(len(_HEADER))
+    if head and head != _HEADER:
+        raise error(f"sqlite: {path} is not a SQLite database (file is not a database)")
+
+
 class SQLiteFile:
     """A lazily opened SQLite connection; calls run one at a time in a worker thread.
 
@@ -73,6 +88,9 @@ class SQLiteFile:
         schema: SQL run once when the connection opens.
         pragmas: ``PRAGMA`` statements run when the connection opens.
         error: Builds the error a ``sqlite3.Error`` is turned into.
+        prepare: Called with each new connection after ``pragmas`` and before ``schema`` (a
+            check that must come before anything writes, a migration). When it raises, the
+            connection is closed and the error propagates (a ``sqlite3.Error`` as ``error``'s).
     """
 
     def __init__(
@@ -82,8 +100,10 @@ class SQLiteFile:
         schema: str,
         pragmas: tuple[str, ...] = ("busy_timeout = 5000",),
         error: Callable[[str], RobotaError],
+        prepare: Callable[[sqlite3.Connection], None] | None = None,
     ) -> None:
         self.path = path
+        self._prepare = prepare
         self._schema = schema
         self._pragmas = pragmas
         self._error = error
@@ -94,10 +114,17 @@ class SQLiteFile:
         if self._conn is None:
             if self.path != ":memory:":
                 create_owner_only(Path(self.path))
+                _refuse_non_database(Path(self.path), self._error)
             conn = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-            for pragma in self._pragmas:
-                conn.execute(f"PRAGMA {pragma}")
-            conn.executescript(self._schema)
+            try:
+                for pragma in self._pragmas:
+                    conn.execute(f"PRAGMA {pragma}")
+                if self._prepare is not None:
+                    self._prepare(conn)
+                conn.executescript(self._schema)
+            except BaseException:
+                conn.close()
+                raise
             self._conn = conn
         return self._conn
 

@@ -8,9 +8,22 @@ no group/other bits (issue #12). A refusal raises
 :class:`~robota.core.host.errors.UnsafeStoreEntryError` or
 :class:`~robota.core.host.errors.InsecurePermissionsError`, naming the path and the fix. Each call runs in a worker thread; one
 connection is shared under a lock. Optimistic revisions are enforced by the database itself
-(``UPDATE … WHERE revision = ?``), so separate processes sharing the file are safe too. Leases
-live in the same file (``leases`` table, expiry in seconds since the epoch from ``clock``), so
-they hold between processes on one machine (the clock is the wall clock).
+(the revision is checked and ``UPDATE … WHERE revision = ?`` written in one ``BEGIN IMMEDIATE``
+transaction), so separate processes sharing the file are safe too. Leases live in the same file
+(``leases`` table, expiry in seconds since the epoch from ``clock``), so they hold between
+processes on one machine (the clock is the wall clock).
+
+A save writes what changed, not the whole record: a session's older messages are rows of their
+own and only the snapshot row (fields and the newest messages) is rewritten per turn
+(:mod:`robota.session._sqlite_messages`; issue #20: one more turn of a 1,000-message session
+wrote 738 KB before, a few KiB now). The file is in write-ahead-log mode (``journal_mode=WAL``,
+``synchronous=FULL``: a save that returned survives a power loss); every process sharing it
+must be on one machine (no network filesystem). A file from before this layout is migrated
+on first use, in one transaction; its rows stay as they are. An older release may keep using
+the file: a session it deletes loses its message rows too, and one it rewrites reads as it
+wrote it (triggers the migration adds); it refuses a session with message rows as unreadable.
+Message rows are chained to their session, position and predecessors, so rows edited, moved,
+dropped or added by hand are a :class:`~robota.session.store.SessionCorruptError`.
 """
 
 from __future__ import annotations
@@ -23,11 +36,19 @@ from pathlib import Path
 from typing import TypeVar
 
 from robota.session._sqlite import SQLiteFile
+from robota.session._sqlite_messages import (
+    MessageRow,
+    encode_messages,
+    open_connection,
+    read_record,
+    snapshot_body,
+    store_messages,
+    transaction,
+)
 from robota.session.record import SessionRecord, SessionSummary
 from robota.session.store import (
     Lease,
     SessionConflictError,
-    SessionCorruptError,
     SessionLeaseHeldError,
     SessionLeaseLostError,
     SessionNotFoundError,
@@ -38,25 +59,6 @@ from robota.session.store import (
 __all__ = ["SQLiteSessionStore"]
 
 T = TypeVar("T")
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS sessions (
-    id TEXT PRIMARY KEY,
-    revision INTEGER NOT NULL,
-    updated_at TEXT NOT NULL,
-    title TEXT,
-    model TEXT,
-    parent_id TEXT,
-    message_count INTEGER NOT NULL,
-    body TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS sessions_updated ON sessions(updated_at DESC);
-CREATE TABLE IF NOT EXISTS leases (
-    session_id TEXT PRIMARY KEY,
-    owner TEXT NOT NULL,
-    expires_at REAL NOT NULL
-);
-"""
 
 
 class SQLiteSessionStore(SessionStore):
@@ -70,7 +72,9 @@ class SQLiteSessionStore(SessionStore):
     Every method raises :class:`~robota.core.host.errors.OwnerOnlyError` (its
     ``UnsafeStoreEntryError`` / ``InsecurePermissionsError`` subclasses) when the first call
     opens the file and the file, a side file or the folder is unsafe; nothing is created at a
-    link's target.
+    link's target. The first call also migrates a file written before schema version 1
+    (:mod:`robota.session._sqlite_messages`), and raises :class:`SessionStoreError` for a file
+    a newer robota wrote, leaving that file byte for byte as it was.
 
     Example:
         >>> import anyio
@@ -83,7 +87,13 @@ class SQLiteSessionStore(SessionStore):
     """
 
     def __init__(self, path: str | Path, *, clock: Callable[[], float] = time.time) -> None:
-        self._db = SQLiteFile(path, schema=_SCHEMA, error=SessionStoreError)
+        self._db = SQLiteFile(
+            path,
+            schema="",
+            pragmas=("busy_timeout = 5000",),
+            error=SessionStoreError,
+            prepare=open_connection,  # version check, then WAL mode, then migration
+        )
         self._clock = clock
 
     async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
@@ -95,84 +105,75 @@ class SQLiteSessionStore(SessionStore):
         stored = _stamp(record, 1)
 
         def op(conn: sqlite3.Connection) -> None:
-            try:
-                conn.execute("INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?)", _row(stored))
-            except sqlite3.IntegrityError as exc:
-                raise SessionConflictError(f"session {record.id} already exists") from exc
+            rows = encode_messages(stored.messages)
+            with transaction(conn):
+                exists = conn.execute("SELECT 1 FROM sessions WHERE id=?", (stored.id,))
+                if exists.fetchone() is not None:
+                    raise SessionConflictError(f"session {record.id} already exists")
+                try:
+                    conn.execute(
+                        "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        _row(conn, stored, rows, keep=False),
+                    )
+                except sqlite3.IntegrityError as exc:
+                    raise SessionConflictError(f"session {record.id} already exists") from exc
 
         await self._run(op)
         return stored
 
     async def get(self, session_id: str) -> SessionRecord:
-        """The stored record. A body that does not parse, has a field of the wrong type, names
-        another session or disagrees with its row's revision is unreadable
-        (:class:`SessionCorruptError`): it is never returned as this session's record."""
-
-        def op(conn: sqlite3.Connection) -> tuple[str, object] | None:
-            row = conn.execute(
-                "SELECT body, revision FROM sessions WHERE id = ?", (session_id,)
-            ).fetchone()
-            return None if row is None else (str(row[0]), row[1])
-
-        found = await self._run(op)
-        if found is None:
-            raise SessionNotFoundError(f"no session {session_id!r}")
-        body, revision = found
-        try:
-            record = SessionRecord.from_json(body)
-        except (ValueError, KeyError, TypeError) as exc:
-            raise SessionCorruptError(
-                f"session {session_id}: stored record is corrupt: {exc}"
-            ) from exc
-        if record.id != session_id:
-            raise SessionCorruptError(
-                f"session {session_id}: stored record is corrupt: it names session {record.id!r}"
-            )
-        if record.revision != revision:
-            raise SessionCorruptError(
-                f"session {session_id}: stored record is corrupt: revision {record.revision} "
-                f"disagrees with the store's {revision!r}"
-            )
-        return record
+        """The stored record. A snapshot that does not parse, has a field of the wrong type,
+        names another session or disagrees with its row's revision, and a message row that is
+        missing or damaged, make it unreadable (:class:`SessionCorruptError`): it is never
+        returned as this session's record, nor with messages missing."""
+        return await self._run(lambda conn: read_record(conn, session_id))
 
     async def save(self, record: SessionRecord) -> SessionRecord:
+        """See :meth:`SessionStore.save`. Writes only what changed: message rows from the first
+        message that differs from the stored ones (none for an appended turn until the tail
+        passes :data:`~robota.session._sqlite_messages.SPILL_CHARS`) and the snapshot row."""
         stored = _stamp(record, record.revision + 1)
 
         def op(conn: sqlite3.Connection) -> None:
-            id_, rev, updated, title, model, parent, count, body = _row(stored)
-            cursor = conn.execute(
-                "UPDATE sessions SET revision=?, updated_at=?, title=?, model=?, parent_id=?, "
-                "message_count=?, body=? WHERE id=? AND revision=?",
-                (rev, updated, title, model, parent, count, body, id_, record.revision),
-            )
-            if cursor.rowcount == 1:
-                return
-            exists = conn.execute("SELECT revision FROM sessions WHERE id=?", (id_,)).fetchone()
-            if exists is None:
-                raise SessionNotFoundError(f"no session {id_!r}")
-            raise SessionConflictError(
-                f"session {id_}: stored revision {exists[0]} != {record.revision}"
-            )
+            rows = encode_messages(stored.messages)
+            with transaction(conn):
+                found = conn.execute(
+                    "SELECT revision FROM sessions WHERE id=?", (stored.id,)
+                ).fetchone()
+                if found is None:
+                    raise SessionNotFoundError(f"no session {stored.id!r}")
+                if found[0] != record.revision:
+                    raise SessionConflictError(
+                        f"session {stored.id}: stored revision {found[0]} != {record.revision}"
+                    )
+                id_, rev, updated, title, model, parent, count, body = _row(
+                    conn, stored, rows, keep=True
+                )
+                cursor = conn.execute(
+                    "UPDATE sessions SET revision=?, updated_at=?, title=?, model=?, "
+                    "parent_id=?, message_count=?, body=? WHERE id=? AND revision=?",
+                    (rev, updated, title, model, parent, count, body, id_, record.revision),
+                )
+                if cursor.rowcount != 1:  # not reached under the write lock; kept as a guard
+                    raise SessionConflictError(f"session {id_}: revision changed during save")
 
         await self._run(op)
         return stored
 
     async def overwrite(self, record: SessionRecord) -> SessionRecord:
         def op(conn: sqlite3.Connection) -> SessionRecord:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            rows = encode_messages(record.messages)
+            with transaction(conn):
                 row = conn.execute(
                     "SELECT revision FROM sessions WHERE id=?", (record.id,)
                 ).fetchone()
                 stored = _stamp(record, 1 if row is None else int(row[0]) + 1)
+                # the delete (its trigger too) clears the old rows before the new are written
+                conn.execute("DELETE FROM sessions WHERE id=?", (record.id,))
                 conn.execute(
-                    "INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    _row(stored),
+                    "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    _row(conn, stored, rows, keep=False),
                 )
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
             return stored
 
         return await self._run(op)
@@ -200,8 +201,10 @@ class SQLiteSessionStore(SessionStore):
 
     async def delete(self, session_id: str) -> bool:
         def op(conn: sqlite3.Connection) -> bool:
-            cursor = conn.execute("DELETE FROM sessions WHERE id=?", (session_id,))
-            conn.execute("DELETE FROM leases WHERE session_id=?", (session_id,))
+            with transaction(conn):
+                cursor = conn.execute("DELETE FROM sessions WHERE id=?", (session_id,))
+                conn.execute("DELETE FROM messages WHERE session_id=?", (session_id,))
+                conn.execute("DELETE FROM leases WHERE session_id=?", (session_id,))
             return cursor.rowcount == 1
 
         return await self._run(op)
@@ -270,8 +273,11 @@ def _stamp(record: SessionRecord, revision: int) -> SessionRecord:
 
 
 def _row(
-    record: SessionRecord,
+    conn: sqlite3.Connection, record: SessionRecord, rows: list[MessageRow], *, keep: bool
 ) -> tuple[str, int, str, str | None, str | None, str | None, int, str]:
+    """Store ``record``'s message rows (:func:`store_messages`) and return its ``sessions``
+    row. Call inside a write transaction."""
+    stored = store_messages(conn, record.id, rows, keep=keep)
     return (
         record.id,
         record.revision,
@@ -280,5 +286,5 @@ def _row(
         record.model,
         record.parent_id,
         len(record.messages),
-        record.to_json(),
+        snapshot_body(record, stored),
     )

@@ -15,15 +15,18 @@ from typing import TYPE_CHECKING, Generic
 
 import anyio
 from robota.core.agent._typing import DepsT
-from robota.core.agent.batch import ToolRunner, error_result
-from robota.core.agent.events import ToolCallSkipped
-from robota.core.agent.texts import AgentTexts
 from robota.core.cancellation import CancelToken
 from robota.core.errors import AgentClosedError, ConfigurationError
-from robota.core.events import Event, OwnerPath
-from robota.core.gate import ToolGate
-from robota.core.messages import JsonValue, ToolCallPart, ToolResultPart
-from robota.core.tools.base import Tool
+from robota.core.messages import ToolCallPart
+
+# The tool runner and the events are imported by the methods (direct calls are rare; a run
+# imports them with the run loop).
+if TYPE_CHECKING:
+    from robota.core.agent.texts import AgentTexts
+    from robota.core.events import Event, OwnerPath
+    from robota.core.gate import ToolGate
+    from robota.core.messages import JsonValue, ToolResultPart
+    from robota.core.tools.base import Tool
 
 __all__ = ["DirectToolCalls"]
 
@@ -69,6 +72,8 @@ class DirectToolCalls(Generic[DepsT]):
             AgentClosedError: the agent was closed.
             ConfigurationError: no tool named ``name`` is registered.
         """
+        from robota.core.agent.batch import ToolRunner, error_result
+
         if self._closed:
             raise AgentClosedError(f"agent {self.name!r} is closed")
         tool = self._tools.get(name)
@@ -111,6 +116,9 @@ class DirectToolCalls(Generic[DepsT]):
 
     def _refuse_withheld(self, call: ToolCallPart, gate: ToolGate, run_id: str) -> ToolResultPart:
         """The denial result of a direct call to a tool ``gate`` withholds (nothing runs)."""
+        from robota.core.agent.batch import error_result
+        from robota.core.agent.events import ToolCallSkipped
+
         text = (
             f"Permission denied: tool {call.name!r} is withheld by {type(gate).__name__} "
             "(direct invocation does not bypass a tool allowlist)"

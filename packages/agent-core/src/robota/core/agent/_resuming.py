@@ -14,32 +14,26 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Generic, overload
 
-import anyio
-from robota.core.agent._continuation import checked_checkpoint, journaled_decisions, load_run
 from robota.core.agent._typing import DepsT, OutputT, OutputTypeSpec, RunOutputT
-from robota.core.agent._waits import respond
-from robota.core.agent.history import History
-from robota.core.agent.output import OutputSpec
-from robota.core.agent.pause import (
-    Decision,
-    PauseState,
-    PauseStateError,
-    RunPaused,
-    settle_decisions,
-)
 from robota.core.agent.result import RunResult
-from robota.core.agent.run import Resumption, execute_run, execute_until_pause, resume_run
-from robota.core.agent.spec import RunSpec
 from robota.core.cancellation import CancelToken
-from robota.core.capabilities import HostedTool
 from robota.core.errors import AgentClosedError
-from robota.core.gate import ToolGate
-from robota.core.journal.checkpoint import ContinuationError
-from robota.core.journal.port import Journal, JournalRun
-from robota.core.journal.reconcile import RuntimeState
-from robota.core.residency import ToolCatalog
-from robota.core.settings import ModelSettings
-from robota.core.tools.base import Tool
+
+# Resuming, continuing and responding are rare: their machinery (pause, journal, continuation
+# checks, the run loop) is imported by the methods that use it, not with the agent.
+if TYPE_CHECKING:
+    import anyio
+    from robota.core.agent.history import History
+    from robota.core.agent.output import OutputSpec
+    from robota.core.agent.pause import Decision, PauseState, RunPaused
+    from robota.core.agent.spec import RunSpec
+    from robota.core.capabilities import HostedTool
+    from robota.core.gate import ToolGate
+    from robota.core.journal.port import Journal, JournalRun
+    from robota.core.journal.reconcile import RuntimeState
+    from robota.core.residency import ToolCatalog
+    from robota.core.settings import ModelSettings
+    from robota.core.tools.base import Tool
 
 __all__ = ["ResumeEntryPoints"]
 
@@ -181,6 +175,11 @@ class ResumeEntryPoints(Generic[DepsT, OutputT]):
         it settled after the pause are answered from it, as in :meth:`continue_run`. An
         ``Approve`` never admits a call by itself: the gates still decide.
         """
+        from robota.core.agent._continuation import journaled_decisions
+        from robota.core.agent.output import OutputSpec
+        from robota.core.agent.pause import PauseStateError, settle_decisions
+        from robota.core.agent.run import Resumption, resume_run
+
         if self._closed:
             raise AgentClosedError(f"agent {self.name!r} is closed; it accepts no new runs")
         recorded: JournalRun | None = None
@@ -416,6 +415,10 @@ class ResumeEntryPoints(Generic[DepsT, OutputT]):
                 or a different response was saved before.
             JournalError: the journal could not be read or written.
         """
+        from robota.core.agent._continuation import load_run
+        from robota.core.agent._waits import respond
+        from robota.core.journal.checkpoint import ContinuationError
+
         if self.journal is None:
             raise ContinuationError(
                 "this agent has no journal to answer a wait in", reason="no_journal", run_id=run_id
@@ -427,6 +430,8 @@ class ResumeEntryPoints(Generic[DepsT, OutputT]):
         """The output spec of a resumed run whose caller gave no output type: the agent's own
         when its schema is the saved one (the output is then typed), else the saved schema as a
         dict schema; None when the run had none."""
+        from robota.core.agent.output import OutputSpec
+
         if schema is None:
             return None
         own = self._output_spec(None)
@@ -445,6 +450,11 @@ class ResumeEntryPoints(Generic[DepsT, OutputT]):
         resend_unrecorded_model_call: bool,
         accept_state_drift: bool,
     ) -> RunResult[Any] | RunPaused:
+        from robota.core.agent._continuation import checked_checkpoint, load_run
+        from robota.core.agent.output import OutputSpec
+        from robota.core.agent.run import execute_run, execute_until_pause
+        from robota.core.journal.checkpoint import ContinuationError
+
         if self._closed:
             raise AgentClosedError(f"agent {self.name!r} is closed; it accepts no new runs")
         journal = self.journal

@@ -12,25 +12,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from robota.core.agent.context import ContextTracker
-from robota.core.agent.history import History
-from robota.core.agent.output import OutputSpec, OutputValidator
-from robota.core.agent.pairing import HistoryProcessor
 from robota.core.agent.retries import with_retries
-from robota.core.agent.spec import RunControl, RunSpec
-from robota.core.agent.texts import AgentTexts
-from robota.core.capabilities import HostedTool
-from robota.core.events import Event, OwnerPath
-from robota.core.gate import ToolGate
-from robota.core.journal.checkpoint import Checkpoint
-from robota.core.journal.port import Journal, JournalRun
-from robota.core.journal.reconcile import RuntimeState, gate_fingerprints
-from robota.core.messages import UserMessage
-from robota.core.provider import PayloadCallback, Provider
-from robota.core.residency import ToolCatalog
-from robota.core.retry import RetryPolicy
-from robota.core.settings import ModelSettings
-from robota.core.tools.base import Tool
+from robota.core.agent.spec import RunSpec
+
+if TYPE_CHECKING:
+    from robota.core.agent.context import ContextTracker
+    from robota.core.agent.history import History
+    from robota.core.agent.output import OutputSpec, OutputValidator
+    from robota.core.agent.pairing import HistoryProcessor
+    from robota.core.agent.spec import RunControl
+    from robota.core.agent.texts import AgentTexts
+    from robota.core.capabilities import HostedTool
+    from robota.core.events import Event, OwnerPath
+    from robota.core.gate import ToolGate
+    from robota.core.journal.checkpoint import Checkpoint
+    from robota.core.journal.port import Journal, JournalRun
+    from robota.core.journal.reconcile import RuntimeState
+    from robota.core.messages import UserMessage
+    from robota.core.provider import PayloadCallback, Provider
+    from robota.core.residency import ToolCatalog
+    from robota.core.retry import RetryPolicy
+    from robota.core.settings import ModelSettings
+    from robota.core.tools.base import Tool
 
 __all__ = ["RunSpecBuilder"]
 
@@ -78,6 +81,9 @@ class RunSpecBuilder:
     def _checkpoint(self, spec: RunSpec, prompt: UserMessage) -> Checkpoint:
         """What a journaled run records before its first model call: the history it starts
         from, ``prompt`` and the options it runs with."""
+        from robota.core.journal.checkpoint import Checkpoint  # journaled runs only
+        from robota.core.journal.reconcile import gate_fingerprints
+
         return Checkpoint(
             history=self._history.body,
             system_prompt=self._history.system_prompt,
@@ -96,6 +102,8 @@ class RunSpecBuilder:
     def _runtime_state(self, loaded: tuple[str, ...]) -> RuntimeState:
         """The live state a continuation compares with a checkpoint, with ``loaded`` as the
         residency."""
+        from robota.core.journal.reconcile import RuntimeState, gate_fingerprints
+
         offered = [t for t in self._catalog.offered(loaded) if all(g.offers(t) for g in self.gates)]
         return RuntimeState(
             model=self.model,
@@ -117,10 +125,12 @@ class RunSpecBuilder:
         Raises:
             TypeError: the output type cannot be used (see ``OutputSpec.of``).
         """
+        if output_type is None and self.output_type is None:
+            return None  # the output is the final text: no structured-output machinery
+        from robota.core.agent.output import OutputSpec
+
         if output_type is not None:
             return OutputSpec.of(output_type)
-        if self.output_type is None:
-            return None
         cached = getattr(self, "_agent_output", None)
         if (
             cached is not None

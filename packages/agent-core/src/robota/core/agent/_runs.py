@@ -23,13 +23,15 @@ from robota.core.agent._typing import (
     OutputTypeSpec,
     RunOutputT,
 )
-from robota.core.agent.pause import RunPaused
 from robota.core.agent.result import RunResult
-from robota.core.agent.stream import AgentStream
 from robota.core.cancellation import CancelToken
-from robota.core.events import Event
 from robota.core.messages import UserMessage
-from robota.core.settings import ModelSettings
+
+if TYPE_CHECKING:  # pausing and streaming load their machinery when used
+    from robota.core.agent.pause import RunPaused
+    from robota.core.agent.stream import AgentStream
+    from robota.core.events import Event
+    from robota.core.settings import ModelSettings
 
 __all__ = ["Prompt", "RunEntryPoints"]
 
@@ -226,6 +228,8 @@ class RunEntryPoints(Generic[DepsT, OutputT]):
         Raises:
             AgentClosedError: the agent was closed (raised when iteration starts).
         """
+        from robota.core.agent.stream import AgentStream
+
         own = CancelToken()
         if cancel is not None:
             cancel.on_cancel(lambda: own.cancel(cancel.reason))

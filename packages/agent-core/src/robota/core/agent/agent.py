@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Generic, Self, overload
+from typing import TYPE_CHECKING, Any, Generic, Self, overload
 
 import anyio
 import anyio.lowlevel
@@ -33,31 +33,49 @@ from robota.core.agent._typing import (
     hosted_tool_set,
 )
 from robota.core.agent.context import ContextTracker
-from robota.core.agent.events import HistoryCommitted
 from robota.core.agent.history import History
-from robota.core.agent.output import OutputValidator
-from robota.core.agent.pairing import HistoryProcessor
-from robota.core.agent.pause import RunPaused
-from robota.core.agent.result import RunResult
 from robota.core.agent.retries import DEFAULT_RETRY_POLICY
-from robota.core.agent.run import execute_run, execute_until_pause
 from robota.core.agent.spec import RunControl
 from robota.core.agent.texts import AgentTexts
 from robota.core.cancellation import CancelToken
-from robota.core.capabilities import HostedTool
 from robota.core.errors import AgentClosedError, ConfigurationError, RunCancelledError
-from robota.core.events import Event, EventSink, OwnerPath, emit_all
-from robota.core.gate import ToolGate
-from robota.core.journal.port import Journal
-from robota.core.messages import Message, UserMessage
-from robota.core.provider import PayloadCallback, Provider
+from robota.core.events import OwnerPath, emit_all
+from robota.core.messages import UserMessage
 from robota.core.residency import ToolCatalog
-from robota.core.retry import RetryPolicy
 from robota.core.settings import ModelSettings, merge_settings
-from robota.core.tools.base import Tool
-from robota.core.tools.toolset import ToolLike, resolve_tools
+from robota.core.tools.toolset import resolve_tools
+
+# The run loop (and with it the events, tool batches, gates, journal and pause machinery) is
+# imported by the first run, not with the agent: constructing and configuring an agent needs
+# none of it (the import cost of ``from robota.core.agent import Agent``, issue 20).
+if TYPE_CHECKING:
+    from robota.core.agent.output import OutputValidator
+    from robota.core.agent.pairing import HistoryProcessor
+    from robota.core.agent.pause import RunPaused
+    from robota.core.agent.result import RunResult
+    from robota.core.capabilities import HostedTool
+    from robota.core.events import Event, EventSink
+    from robota.core.gate import ToolGate
+    from robota.core.journal.port import Journal
+    from robota.core.messages import Message
+    from robota.core.provider import PayloadCallback, Provider
+    from robota.core.retry import RetryPolicy
+    from robota.core.tools.base import Tool
+    from robota.core.tools.toolset import ToolLike
 
 __all__ = ["Agent"]
+
+_DEFAULT_SETTINGS = ModelSettings()
+_DEFAULT_TEXTS = AgentTexts()
+_NO_HOSTED_TOOLS: frozenset[HostedTool] = frozenset()
+_CONVERSATION_STATE = (
+    "_slot_lock",
+    "_closed",
+    "_close_errors",
+    "_closing",
+    "_stream_sink",
+)
+"""Per-conversation run state that starts at the class default (see ``Agent`` below)."""
 
 
 class Agent(
@@ -176,6 +194,19 @@ class Agent(
         'Hello!'
     """
 
+    # Private state that starts at a shared immutable class default: an idle agent then has
+    # fewer than 30 instance attributes, CPython's limit for key-sharing instance dictionaries,
+    # and costs about 300 bytes instead of 1.6 KB. ``__init__`` and the run paths set an
+    # instance value only when it differs; reading the attribute is the same either way.
+    _defer_tools: bool | None = None
+    _owns_gates: bool = True
+    _slot_lock: tuple[object, anyio.Lock] | None = None
+    """The FIFO slot and the event loop it was made on (one attribute, not two: see above)."""
+    _closed: bool = False
+    _close_errors: Sequence[BaseException] = ()
+    _closing: anyio.Event | None = None
+    _stream_sink: tuple[Any, ...] = ()
+
     @overload
     def __init__(
         self,
@@ -278,10 +309,14 @@ class Agent(
             raise ConfigurationError("no model given and the provider has no default model")
         self.provider = provider
         self.model: str = resolved
-        self.settings = settings or ModelSettings()
+        self.settings = settings or _DEFAULT_SETTINGS
         self.output_type: Any = output_type
         self.output_validators: tuple[OutputValidator, ...] = tuple(output_validators)
-        self.hosted_tools: frozenset[HostedTool] = hosted_tool_set(hosted_tools)
+        self.hosted_tools: frozenset[HostedTool] = (
+            _NO_HOSTED_TOOLS
+            if isinstance(hosted_tools, tuple) and not hosted_tools
+            else hosted_tool_set(hosted_tools)
+        )
         self._output_spec(None)  # an unusable output type fails here, not at the first run
         if max_rounds < 0:
             raise ConfigurationError(f"max_rounds must be >= 0 (0: no cap), got {max_rounds}")
@@ -296,7 +331,7 @@ class Agent(
         self.unknown_tool_rounds = unknown_tool_rounds
         self.context_threshold = context_threshold
         self.tool_result_threshold = tool_result_threshold
-        self.texts = texts or AgentTexts()
+        self.texts = texts or _DEFAULT_TEXTS
         self.journal = journal
         self.history_processors = tuple(history_processors)
         self.on_payload = on_payload
@@ -308,33 +343,66 @@ class Agent(
             if tool.name in names:
                 raise ConfigurationError(f"two tools are named {tool.name!r}")
             names.add(tool.name)
-        self._tool_list: tuple[Tool, ...] = tuple(resolved_tools)
-        self._defer_tools = defer_tools
-        self._owns_gates = True
-        self._fresh_conversation(system_prompt, history)
+        if defer_tools is not None:
+            self._defer_tools = defer_tools
+        self._fresh_conversation(system_prompt, history, resolved_tools)
 
-    def _fresh_conversation(self, system_prompt: str | None, history: Sequence[Message]) -> None:
+    def _fresh_conversation(
+        self,
+        system_prompt: str | None,
+        history: Sequence[Message],
+        tools: Sequence[Tool] | None = None,
+    ) -> None:
         """Set up the state one conversation owns: history, residency, context tracking, run
-        control, the FIFO slot and disposal state."""
+        control, the FIFO slot and disposal state (the last two start at their class defaults:
+        an instance value copied from the agent this conversation was made from is dropped).
+
+        Args:
+            system_prompt: The head system message text, or None.
+            history: Earlier messages.
+            tools: The registered tools; None (a conversation made from this agent's
+                definition): the ones the current catalog holds, in registration order.
+        """
+        if tools is None:
+            search = self._catalog.search_tool
+            tools = [t for t in self._catalog.all().values() if t is not search]
+            for name in _CONVERSATION_STATE:
+                vars(self).pop(name, None)
         info = self.provider.model_info(self.model)
         self._catalog = ToolCatalog(
-            self._tool_list,
+            tools,
             defer=self._defer_tools,
             context_window=info.context_window if info is not None else None,
         )
-        self._tools: dict[str, Tool] = self._catalog.all()
         self._control = RunControl()
         self._owner = OwnerPath().child("agent", self.name)
         self._history = History(system_prompt, history, on_commit=self._on_commit)
         self._tracker = ContextTracker()
-        self._lock: anyio.Lock | None = None
-        self._lock_loop: object = None
-        self._closed = False
-        self._close_errors: list[BaseException] = []
-        self._closing: anyio.Event | None = None
-        self._stream_sink: list[Any] = []
+
+    def __copy__(self) -> Self:
+        """A shallow copy (what :meth:`new_conversation` starts from) whose instance dictionary
+        shares its keys with other agents', as one built by ``__init__`` does (the default
+        ``copy.copy`` builds a plain dictionary: 1.5 KB more per conversation)."""
+        cls = type(self)
+        clone = cls.__new__(cls)
+        for name, value in vars(self).items():
+            object.__setattr__(clone, name, value)
+        for klass in cls.__mro__:  # a subclass's slots, if it declares any
+            slots: Any = klass.__dict__.get("__slots__", ())
+            for slot in (slots,) if isinstance(slots, str) else slots:
+                mangled = f"_{klass.__name__.lstrip('_')}{slot}" if slot.startswith("__") else slot
+                if slot not in ("__dict__", "__weakref__") and hasattr(self, mangled):
+                    object.__setattr__(clone, mangled, getattr(self, mangled))
+        return clone
 
     # --- state ----------------------------------------------------------------------------
+
+    @property
+    def _tools(self) -> dict[str, Tool]:  # pyright: ignore[reportIncompatibleVariableOverride]
+        """Every tool by name (deferred ones and ``tool_search`` included), a fresh dict read
+        from the catalog (not kept on the instance: one attribute fewer keeps an idle
+        conversation's dictionary key-shared). The bases declare it as a plain attribute."""
+        return self._catalog.all()
 
     @property
     def system_prompt(self) -> str | None:
@@ -354,7 +422,7 @@ class Agent(
     @property
     def tools(self) -> Mapping[str, Tool]:
         """Registered tools by name (deferred ones included)."""
-        return dict(self._tools)
+        return self._catalog.all()
 
     @property
     def closed(self) -> bool:
@@ -386,21 +454,23 @@ class Agent(
         return runner.cancel_call(call_id) if runner is not None else False
 
     def _on_commit(self, message: Message, index: int) -> None:
+        from robota.core.agent.events import HistoryCommitted
+
         owner = self._owner
         self._emit(HistoryCommitted(owner=owner, message=message, index=index))
 
     def _emit(self, event: Event) -> None:
         emit_all(self.sinks, event)
-        for send in tuple(self._stream_sink):
+        for send in self._stream_sink:
             with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
                 send(event)
 
     def _slot(self) -> anyio.Lock:
         loop = anyio.lowlevel.current_token().native_token
-        if self._lock is None or self._lock_loop is not loop:
-            self._lock = anyio.Lock()
-            self._lock_loop = loop
-        return self._lock
+        held = self._slot_lock
+        if held is None or held[0] is not loop:
+            held = self._slot_lock = (loop, anyio.Lock())
+        return held[1]
 
     # --- runs (run, stream and run_sync: see _runs.py) ----------------------------------
 
@@ -532,6 +602,8 @@ class Agent(
         accept_truncated: bool | None = None,
         hosted_tools: Iterable[HostedToolLike] | None = None,
     ) -> RunResult[Any] | RunPaused:
+        from robota.core.agent.run import execute_run, execute_until_pause
+
         if self._closed:
             raise AgentClosedError(f"agent {self.name!r} is closed; it accepts no new runs")
         spec = self._spec(
@@ -550,7 +622,7 @@ class Agent(
                 spec.run_id = spec.run_id or f"run_{uuid.uuid4().hex[:16]}"
                 spec.checkpoint = self._checkpoint(spec, message)
             if send is not None:
-                self._stream_sink.append(send)
+                self._stream_sink = (*self._stream_sink, send)
                 self._control.streaming = True
             try:
                 if pausable:
@@ -558,7 +630,7 @@ class Agent(
                 return await execute_run(spec, message, cancel)
             finally:
                 if send is not None:
-                    self._stream_sink.remove(send)
+                    self._stream_sink = tuple(s for s in self._stream_sink if s is not send)
                     self._control.streaming = False
 
     # --- disposal -------------------------------------------------------------------------

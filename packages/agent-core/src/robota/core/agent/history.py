@@ -79,6 +79,8 @@ class History:
         on_commit: Called with ``(message, index)`` after every append.
     """
 
+    __slots__ = ("_messages", "_system", "on_commit")
+
     def __init__(
         self,
         system_prompt: str | None = None,

@@ -45,7 +45,7 @@ from robota.core.errors import (
     MalformedResponseError,
     ToolChoiceViolationError,
 )
-from robota.core.events import OwnerPath
+from robota.core.events import OwnerPath, stream_backpressure
 from robota.core.journal.port import Journal
 from robota.core.messages import AssistantMessage, Message, ToolCallPart, UserMessage
 from robota.core.provider import (
@@ -175,6 +175,9 @@ class ProviderRounds:
         draft = AssistantDraft(model=spec.model, provider=spec.provider.name)
         self.draft = draft
         partial = _PartialOutputs(self, owner) if spec.output is not None else None
+        # a stream consumer reads the run: its buffer bounds the deltas not yet delivered
+        flow = stream_backpressure.get() if spec.control.streaming else None
+        nudge = flow is not None  # the round's first text delta reaches the consumer at once
         body_length = len(spec.history.body)
         outcome: RoundOutcome = "failure"
         violation: tuple[str, ...] = ()
@@ -188,7 +191,15 @@ class ProviderRounds:
                         self._on_stream_event(event, draft, owner)
                         if partial is not None and isinstance(event, TextDelta):
                             await partial.feed(event.text)  # after the raw delta
-                        if spec.control.streaming and isinstance(event, TextDelta):
+                        if flow is None:
+                            continue
+                        # no task switch per delta: the consumer takes what is queued whenever
+                        # the stream waits for the network (every socket read), and the round
+                        # waits only when the consumer's buffer is full
+                        if flow.full:
+                            await flow.wait_room()
+                        elif nudge and isinstance(event, TextDelta):
+                            nudge = False
                             await anyio.lowlevel.checkpoint()
                 finally:
                     aclose = getattr(stream, "aclose", None)

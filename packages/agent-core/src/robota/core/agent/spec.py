@@ -5,24 +5,25 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from robota.core.agent.batch import ToolRunner
-from robota.core.agent.context import ContextTracker
-from robota.core.agent.history import History
-from robota.core.agent.output import OutputSpec
-from robota.core.agent.pairing import HistoryProcessor
-from robota.core.agent.texts import AgentTexts
-from robota.core.cancellation import CancelToken
-from robota.core.capabilities import HostedTool
-from robota.core.events import Event, OwnerPath
-from robota.core.gate import ToolGate
-from robota.core.journal.checkpoint import Checkpoint
-from robota.core.journal.port import Journal, JournalRun
-from robota.core.journal.replay import Residency
-from robota.core.provider import PayloadCallback, Provider
-from robota.core.settings import ModelSettings
-from robota.core.tools.base import Tool
+if TYPE_CHECKING:  # annotations only: the run machinery loads with the run (import cost)
+    from robota.core.agent.batch import ToolRunner
+    from robota.core.agent.context import ContextTracker
+    from robota.core.agent.history import History
+    from robota.core.agent.output import OutputSpec
+    from robota.core.agent.pairing import HistoryProcessor
+    from robota.core.agent.texts import AgentTexts
+    from robota.core.cancellation import CancelToken
+    from robota.core.capabilities import HostedTool
+    from robota.core.events import Event, OwnerPath
+    from robota.core.gate import ToolGate
+    from robota.core.journal.checkpoint import Checkpoint
+    from robota.core.journal.port import Journal, JournalRun
+    from robota.core.journal.replay import Residency
+    from robota.core.provider import PayloadCallback, Provider
+    from robota.core.settings import ModelSettings
+    from robota.core.tools.base import Tool
 
 __all__ = ["RunControl", "RunSpec"]
 

@@ -14,18 +14,17 @@ themselves (the run goes in a task of its own; leaving the loop early cancels it
 from __future__ import annotations
 
 import asyncio
-import math
+from collections import deque
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from types import TracebackType
 from typing import Any, Generic, Self
 
 import anyio
 from anyio.abc import TaskGroup
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from robota.core.agent.events import ModelTextDelta, PartialOutput
 from robota.core.agent.result import RunResult
 from robota.core.cancellation import CancelToken
-from robota.core.events import Event
+from robota.core.events import Event, stream_backpressure
 from typing_extensions import TypeVar
 
 __all__ = ["AgentStream"]
@@ -33,6 +32,91 @@ __all__ = ["AgentStream"]
 OutputT = TypeVar("OutputT", default=str, covariant=True)
 
 StartRun = Callable[[Callable[[Event], None], CancelToken], Awaitable[RunResult[Any]]]
+
+BUFFER_EVENTS = 256
+"""Most undelivered events a stream holds before the run's provider round waits for its
+consumer (a few more may be queued: events of the run's other steps are never held back)."""
+
+
+class _EventBuffer:
+    """The run's events on their way to the stream consumer (a FIFO, bounded by
+    :data:`BUFFER_EVENTS` through :attr:`full` / :meth:`wait_room`; see
+    :data:`robota.core.events.stream_backpressure`).
+
+    :meth:`put` is the run's synchronous sink; :meth:`get` hands out what is already queued
+    without a task switch, and waits only when nothing is. The producer is woken once the
+    consumer took the buffer down to half, not per event.
+    """
+
+    __slots__ = ("_closed", "_items", "_limit", "_readable", "_released", "_room")
+
+    def __init__(self, limit: int = BUFFER_EVENTS) -> None:
+        self._items: deque[Event] = deque()
+        self._limit = limit
+        self._readable: anyio.Event | None = None  # the consumer waits for an event
+        self._room: anyio.Event | None = None  # the producer waits for room
+        self._closed = False  # the producer is done: the end follows the queued events
+        self._released = False  # the consumer stopped reading: never hold the producer
+
+    def put(self, event: Event) -> None:
+        """Queue one event (never blocks, never raises)."""
+        self._items.append(event)
+        readable = self._readable
+        if readable is not None:
+            self._readable = None
+            readable.set()
+
+    def close(self) -> None:
+        """The producer is done (after the events queued so far, the end)."""
+        self._closed = True
+        readable = self._readable
+        if readable is not None:
+            self._readable = None
+            readable.set()
+
+    def release(self) -> None:
+        """The consumer stopped reading: the producer is never held back again."""
+        self._released = True
+        self._wake_producer()
+
+    def _wake_producer(self) -> None:
+        room = self._room
+        if room is not None:
+            self._room = None
+            room.set()
+
+    @property
+    def full(self) -> bool:
+        """True while the producer should wait for the consumer."""
+        return len(self._items) >= self._limit and not self._released
+
+    async def wait_room(self) -> None:
+        """Return once the consumer took the buffer below its bound (at once when it is, or
+        when the consumer stopped reading)."""
+        while self.full:
+            room = self._room
+            if room is None:
+                room = self._room = anyio.Event()
+            await room.wait()
+
+    async def get(self) -> Event:
+        """The next event: at once when one is queued, else once one arrives.
+
+        Raises:
+            anyio.EndOfStream: the producer is done and every event was handed out.
+        """
+        items = self._items
+        while not items:
+            if self._closed:
+                raise anyio.EndOfStream
+            readable = self._readable
+            if readable is None:
+                readable = self._readable = anyio.Event()
+            await readable.wait()
+        event = items.popleft()
+        if self._room is not None and len(items) <= self._limit // 2:
+            self._wake_producer()
+        return event
 
 
 class AgentStream(Generic[OutputT]):
@@ -58,9 +142,8 @@ class AgentStream(Generic[OutputT]):
         self._start = start
         self._cancel = cancel
         self._task_group: TaskGroup | None = None
-        self._send: MemoryObjectSendStream[Event]
-        self._receive: MemoryObjectReceiveStream[Event]
-        self._send, self._receive = anyio.create_memory_object_stream[Event](math.inf)
+        self._buffer = _EventBuffer()
+        self._exited = False
         self._started = False
         self._done = False
         self._result: RunResult[Any] | None = None
@@ -82,11 +165,12 @@ class AgentStream(Generic[OutputT]):
     ) -> None:
         if self._started and not self._done:
             self._cancel.cancel("the stream consumer stopped iterating")
+            self._buffer.release()  # a shielded round must not wait for a reader gone
         assert self._task_group is not None
         try:
             await self._task_group.__aexit__(None, None, None)
         finally:
-            self._receive.close()
+            self._exited = True
 
     def __aiter__(self) -> Self:
         return self
@@ -99,26 +183,31 @@ class AgentStream(Generic[OutputT]):
         if not self._started:
             self._started = True
             self._task_group.start_soon(self._drive)
+        if self._exited:
+            raise anyio.ClosedResourceError
         try:
-            return await self._receive.receive()
+            return await self._buffer.get()
         except anyio.EndOfStream:
             if self._error is not None:
                 raise self._error from None
             raise StopAsyncIteration from None
 
     async def _drive(self) -> None:
+        # the run's provider rounds find the buffer here (this task's context only)
+        stream_backpressure.set(self._buffer)
         try:
-            self._result = await self._start(self._send.send_nowait, self._cancel)
+            self._result = await self._start(self._buffer.put, self._cancel)
         except Exception as exc:
             self._error = exc
         finally:
             self._done = True
-            self._send.close()
+            self._buffer.close()
 
     async def aclose(self) -> None:
         """Stop the run (it resolves as interrupted); the ``async with`` exit waits for it."""
         if not self._done:
             self._cancel.cancel("the stream consumer stopped iterating")
+            self._buffer.release()
 
     @property
     def done(self) -> bool:
@@ -140,7 +229,7 @@ class AgentStream(Generic[OutputT]):
         try:
             while True:
                 try:
-                    event = await self._receive.receive()
+                    event = await self._buffer.get()
                 except anyio.EndOfStream:
                     break
                 yield event
@@ -150,6 +239,7 @@ class AgentStream(Generic[OutputT]):
         finally:
             if not self._done:
                 self._cancel.cancel("the stream consumer stopped iterating")
+                self._buffer.release()
 
     async def text_deltas(self) -> AsyncGenerator[str, None]:
         """The answer text as it streams, one delta at a time (every round's

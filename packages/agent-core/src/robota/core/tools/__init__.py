@@ -1,18 +1,21 @@
 """Tools: the contract (:mod:`robota.core.tools.base`), tools from typed functions
 (:mod:`robota.core.tools.function`) and toolsets (:mod:`robota.core.tools.toolset`)."""
 
-from robota.core.tools.base import (
-    ArgumentKind,
-    PermissionArgument,
-    Residency,
-    RiskClass,
-    Tool,
-    ToolContext,
-    ToolOutput,
-    ToolReturn,
-)
-from robota.core.tools.function import FunctionTool, tool
-from robota.core.tools.toolset import ToolLike, Toolset, resolve_tools
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from robota.core.tools.base import (
+        ArgumentKind,
+        PermissionArgument,
+        Residency,
+        RiskClass,
+        Tool,
+        ToolContext,
+        ToolOutput,
+        ToolReturn,
+    )
+    from robota.core.tools.function import FunctionTool, tool
+    from robota.core.tools.toolset import ToolLike, Toolset, resolve_tools
 
 __all__ = [
     "ArgumentKind",
@@ -29,3 +32,25 @@ __all__ = [
     "resolve_tools",
     "tool",
 ]
+
+_EXPORTS = {
+    "robota.core.tools.base": (
+        "ArgumentKind",
+        "PermissionArgument",
+        "Residency",
+        "RiskClass",
+        "Tool",
+        "ToolContext",
+        "ToolOutput",
+        "ToolReturn",
+    ),
+    "robota.core.tools.function": ("FunctionTool", "tool"),
+    "robota.core.tools.toolset": ("ToolLike", "Toolset", "resolve_tools"),
+}
+"""Submodule → the names it gives this package, imported on first use (see
+:mod:`robota.core._lazy`)."""
+
+if not TYPE_CHECKING:
+    from robota.core._lazy import lazy_exports
+
+    __getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)

@@ -1,7 +1,9 @@
 """Tools from typed Python functions: :class:`FunctionTool` and the :func:`tool` decorator.
 
 The name is the function's name (overridable), the description its docstring, the parameters
-schema comes from the signature (:func:`robota.core.schema.arguments_model`). The body receives
+schema comes from the signature (:func:`robota.core.schema.arguments_model`; the model is built
+once per function and shared by all its tools, each tool's ``parameters`` is its own copy). The
+body receives
 arguments validated and coerced through a pydantic model built from the signature (an ``int``
 parameter gets an ``int``, a model parameter an instance); an optional first parameter annotated
 ``ToolContext[...]`` receives the context. A sync body runs in a worker thread
@@ -33,7 +35,12 @@ never holds ``self`` (the first parameter), and read through an instance (``calc
 a ``FunctionTool`` over the bound method — callable as ``calc.double(2)``, registered as
 ``Agent(provider, tools=[calc.double])``. Read through the class (``Calc.double``) it has no
 instance to call with, so ``tools=`` refuses it (``TypeError``) and :meth:`FunctionTool.call`
-raises ``TypeError``.
+raises ``TypeError``. A ``@staticmethod`` read through its class (``FunctionTool(Calc.helper)``)
+keeps every parameter when the class is reachable from its module by its qualified name (a
+class defined inside a function is not: write ``@tool`` above ``@staticmethod`` there).
+
+A ``functools.partial`` is described by its remaining parameters (named after the wrapped
+function) and a callable object by its ``__call__`` without ``self`` (named after its class).
 """
 
 from __future__ import annotations
@@ -42,13 +49,20 @@ import copy
 import functools
 import inspect
 import re
+import sys
 import types
 from collections.abc import Callable
-from typing import Any, Concatenate, Generic, Self, overload
+from typing import Any, Concatenate, Generic, Self, cast, overload
 
 import anyio.to_thread
 from robota.core.errors import ConfigurationError, ToolArgumentsError
-from robota.core.schema.signature import ArgumentsModel, arguments_model
+from robota.core.schema.signature import ArgumentsModel
+from robota.core.tools._arguments import (
+    callable_name,
+    copy_schema,
+    is_coroutine_callable,
+    shared_arguments,
+)
 from robota.core.tools.base import (
     ArgumentKind,
     PermissionArgument,
@@ -81,8 +95,11 @@ class FunctionTool(Tool, Generic[P, R]):
     gate or event (the model-facing path is :meth:`call`).
 
     Args:
-        fn: The body, sync or async. Parameters need type hints (unannotated means Any).
-        name: Model-facing name; defaults to ``fn.__name__``. Must match
+        fn: The body, sync or async: a function, a bound method, a ``@staticmethod``, a
+            ``functools.partial`` (its remaining parameters) or a callable object (its
+            ``__call__``). Parameters need type hints (unannotated means Any).
+        name: Model-facing name; defaults to ``fn.__name__`` (a partial: the wrapped
+            function's; a callable object: its class's). Must match
             ``^[a-zA-Z0-9_-]{1,64}$``.
         description: Defaults to the docstring's summary and body.
         risk: The tool's :class:`RiskClass` (None: undeclared, permission evaluation asks).
@@ -98,7 +115,8 @@ class FunctionTool(Tool, Generic[P, R]):
 
     Raises:
         ConfigurationError: for an invalid name or an unknown permission-argument key.
-        SchemaConversionError: when the signature cannot be expressed as a schema.
+        SchemaConversionError: when the signature cannot be expressed as a schema, or cannot
+            be read (e.g. a builtin without type hints).
     """
 
     def __init__(
@@ -117,18 +135,23 @@ class FunctionTool(Tool, Generic[P, R]):
         execution: ToolExecution = "immediate",
         strict: bool | None = None,
     ) -> None:
+        static = isinstance(fn, staticmethod)
+        if static:  # @tool above @staticmethod: the plain function, never a method
+            fn = cast("Callable[P, R]", fn.__func__)  # pyright: ignore[reportUnknownMemberType]
         self.fn: Callable[P, R] = fn
-        self.method_of: str | None = _defining_class(fn)
+        self.method_of: str | None = None if static else _defining_class(fn)
         """The qualified name of the class whose method this is, while not bound to an
         instance (the schema then leaves out ``self``); None for a function or a bound tool."""
         self._attribute: str | None = None
-        schema_of = fn if self.method_of is None else types.MethodType(fn, object())
-        self.arguments: ArgumentsModel = arguments_model(schema_of)
-        self.name = name if name is not None else fn.__name__
+        self.arguments: ArgumentsModel = shared_arguments(fn, drop_first=self.method_of is not None)
+        """The signature's arguments model and schema, shared by every tool of the same
+        function (see :mod:`robota.core.tools._arguments`); read only."""
+        self.name = name if name is not None else callable_name(fn)
         if not _NAME.match(self.name):
             raise ConfigurationError(f"tool name {self.name!r} must match {_NAME.pattern}")
         self.description = description if description is not None else self.arguments.description
-        self.parameters = self.arguments.schema
+        self.parameters = copy_schema(self.arguments.schema)
+        """This tool's own copy of the shared schema: editing it changes this tool only."""
         self.risk = risk
         self.permission_argument = _permission_argument(permission_argument, self.arguments)
         self.sequential = sequential
@@ -138,7 +161,7 @@ class FunctionTool(Tool, Generic[P, R]):
         self.idempotent = idempotent
         self.execution = execution
         self.strict = strict
-        self._is_async = inspect.iscoroutinefunction(fn)
+        self._is_async = is_coroutine_callable(fn)
 
     def __repr__(self) -> str:
         return f"FunctionTool(name={self.name!r}, risk={self.risk!r})"
@@ -171,6 +194,7 @@ class FunctionTool(Tool, Generic[P, R]):
         if instance is None or self.method_of is None:
             return self
         bound = copy.copy(self)
+        bound.parameters = copy_schema(self.parameters)
         bound.fn = types.MethodType(self.fn, instance)
         bound.method_of = None
         bound._attribute = None
@@ -216,7 +240,8 @@ class FunctionTool(Tool, Generic[P, R]):
 
 def _defining_class(fn: Callable[..., Any]) -> str | None:
     """The qualified name of the class in whose body ``fn`` was written (``def`` directly in a
-    class body, with a first positional parameter), else None."""
+    class body, with a first positional parameter, and not a ``@staticmethod`` of that class),
+    else None."""
     if not inspect.isfunction(fn):
         return None
     owner, _, _ = fn.__qualname__.rpartition(".")
@@ -224,7 +249,28 @@ def _defining_class(fn: Callable[..., Any]) -> str | None:
         return None
     first = next(iter(inspect.signature(fn).parameters.values()), None)
     positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    return owner if first is not None and first.kind in positional else None
+    if first is None or first.kind not in positional:
+        return None
+    return None if _is_static_of(fn, owner) else owner
+
+
+def _is_static_of(fn: types.FunctionType, owner: str) -> bool:
+    """True when the class ``owner`` (a qualified name in ``fn``'s module) holds ``fn`` as a
+    ``staticmethod``. False when the class cannot be reached (still being defined, as when
+    ``@tool`` decorates a ``def`` in a class body, or defined inside a function): ``fn`` is
+    then taken for a method, as it is written in a class body."""
+    scope: object = sys.modules.get(fn.__module__)
+    for part in owner.split("."):
+        namespace: dict[str, Any] | None = getattr(scope, "__dict__", None)
+        scope = None if namespace is None else namespace.get(part)
+        if scope is None:
+            return False
+    if not isinstance(scope, type):
+        return False
+    return any(
+        isinstance(member, staticmethod) and member.__func__ is fn  # pyright: ignore[reportUnknownMemberType]
+        for member in vars(scope).values()
+    )
 
 
 def unbound_method_message(tool: FunctionTool[..., Any]) -> str:

@@ -261,14 +261,22 @@ class DBOSAgent:
             loaded: Deferred tools loaded when the run starts (``DurableRunResult.loaded`` of
                 the conversation's previous run).
         """
+        handle = await self._start(prompt, history, workflow_id, loaded)
+        return handle.get_workflow_id()
+
+    async def _start(
+        self,
+        prompt: str,
+        history: Sequence[Message],
+        workflow_id: str | None,
+        loaded: Sequence[str],
+    ) -> Any:
         document: Any = json.loads(dump_messages(history))
         names = list(loaded)
         if workflow_id is not None:
             with SetWorkflowID(workflow_id):
-                handle = await DBOS.start_workflow_async(self._workflow, prompt, document, names)
-        else:
-            handle = await DBOS.start_workflow_async(self._workflow, prompt, document, names)
-        return handle.get_workflow_id()
+                return await DBOS.start_workflow_async(self._workflow, prompt, document, names)
+        return await DBOS.start_workflow_async(self._workflow, prompt, document, names)
 
     async def run(
         self,
@@ -280,11 +288,14 @@ class DBOSAgent:
     ) -> DurableRunResult:
         """Run ``prompt`` as a workflow and wait for its result (see :meth:`start`).
 
+        The result is awaited on the workflow's own task in this process (no polling of the
+        system database; issue #20: polling once a second added up to a second per run).
+
         Raises:
             RobotaError: what the agent run raised.
         """
-        started = await self.start(prompt, history=history, workflow_id=workflow_id, loaded=loaded)
-        return await self.result(started)
+        handle = await self._start(prompt, history, workflow_id, loaded)
+        return DurableRunResult.from_json(await handle.get_result())
 
     async def requests(self, workflow_id: str) -> dict[str, JsonValue]:
         """The requests workflow ``workflow_id`` saved and has not used a response for yet, by

@@ -246,20 +246,33 @@ class ChatStreamAssembler:
             MalformedResponseError: content that cannot be read as text (:mod:`._chat_content`).
         """
         self._chunks += 1
-        for key in ("id", "model"):
-            if chunk.get(key) and key not in self._head:
-                self._head[key] = chunk[key]
+        head = self._head
+        if len(head) < 2:  # both kept once seen: nothing more to look at
+            for key in ("id", "model"):
+                if chunk.get(key) and key not in head:
+                    head[key] = chunk[key]
         if chunk.get("usage") is not None:
             self._usage = chunk["usage"]
         events: list[StreamEvent] = []
         for choice in as_list(chunk.get("choices")):
-            picked = as_mapping(choice)
+            picked = choice if type(choice) is dict else as_mapping(choice)
             if not picked or picked.get("index", 0) != 0:
                 continue
-            delta = as_mapping(picked.get("delta"))
-            events += self._words(
-                read_words(delta, provider=self.provider, api=API, request_id=None)
-            )
+            raw_delta = picked.get("delta")
+            delta = raw_delta if type(raw_delta) is dict else as_mapping(raw_delta)
+            content = delta.get("content")
+            if type(content) is str and not (
+                delta.get("refusal") or delta.get("reasoning_content") or delta.get("reasoning")
+            ):
+                # the usual delta, only text: what read_words makes of it, read directly
+                if content:
+                    self._switch("text")
+                    self._text.append(content)
+                    events.append(TextDelta(text=content))
+            else:
+                events += self._words(
+                    read_words(delta, provider=self.provider, api=API, request_id=None)
+                )
             for raw_call in as_list(delta.get("tool_calls")):
                 events.append(self._tool_delta(as_mapping(raw_call)))
             if picked.get("finish_reason"):

@@ -188,7 +188,7 @@ def as_mapping(value: object) -> Mapping[str, Any]:
         >>> as_mapping({"a": 1}), as_mapping([1]), as_mapping(None)
         ({'a': 1}, {}, {})
     """
-    if isinstance(value, Mapping):
+    if type(value) is dict or isinstance(value, Mapping):  # a dict first: the usual, and cheap
         return cast(Mapping[str, Any], value)
     return {}
 

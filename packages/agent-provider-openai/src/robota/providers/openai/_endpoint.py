@@ -30,14 +30,16 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-import httpx
 from robota.core.capabilities import ModelCapabilities, ModelInfo
 from robota.core.provider import EndpointProvenance
 from robota.core.wire import is_vendor_url, resolve_api_key
 
 import openai
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = [
     "API_KEY_ENV",

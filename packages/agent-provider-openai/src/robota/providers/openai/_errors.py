@@ -18,7 +18,6 @@ import sys
 from collections.abc import Mapping
 from typing import Any, cast
 
-import httpx
 from robota.core.errors import (
     AuthenticationError,
     BadRequestError,
@@ -62,16 +61,18 @@ def decoding_failure(error: BaseException) -> BaseException | None:
     malformed response, not a failed connection, although the SDK wraps it as one.
 
     Example:
+        >>> import httpx
         >>> wrapped = RuntimeError("Connection error.")
         >>> wrapped.__cause__ = httpx.DecodingError("invalid gzip")
         >>> type(decoding_failure(wrapped)).__name__, decoding_failure(RuntimeError("x"))
         ('DecodingError', None)
     """
-    kinds: list[type[BaseException]] = [httpx.DecodingError]
-    other = sys.modules.get("httpx2")
-    found = getattr(other, "DecodingError", None) if other is not None else None
-    if isinstance(found, type) and issubclass(found, BaseException):
-        kinds.append(found)
+    kinds: list[type[BaseException]] = []
+    for name in ("httpx", "httpx2"):  # only a library already imported can have raised it
+        module = sys.modules.get(name)
+        found = getattr(module, "DecodingError", None) if module is not None else None
+        if isinstance(found, type) and issubclass(found, BaseException):
+            kinds.append(found)
     seen: set[int] = set()
     current: BaseException | None = error
     while current is not None and id(current) not in seen:
@@ -143,9 +144,11 @@ def error_object(document: object) -> Mapping[str, Any] | str | None:
         >>> error_object({"error": {"type": "server_error"}}), error_object({"choices": []})
         ({'type': 'server_error'}, None)
     """
-    if not isinstance(document, Mapping):
+    if type(document) is not dict and not isinstance(document, Mapping):
         return None
-    fields: Mapping[str, Any] = document
+    fields: Mapping[str, Any] = cast(Mapping[str, Any], document)
+    if "error" not in fields and "type" not in fields and "object" not in fields:
+        return None  # the usual stream chunk: nothing more to look at
     if fields.get("object") == "response":
         return None
     if fields.get("type") == "error" or fields.get("object") == "error":

@@ -6,7 +6,7 @@ read here, as raw Server-Sent Events (:mod:`robota.core.sse`, through :mod:`._ss
 two facts completion depends on — whether ``data: [DONE]`` arrived and whether the body was an
 event stream at all. What can come back:
 
-- an event whose ``data`` is ``[DONE]``: the stream ended (nothing after it is read);
+- an event whose ``data`` is ``[DONE]``: the stream ended (nothing after it is interpreted);
 - an event stating an error (``{"error": {...}}``, a Responses ``error`` event, vLLM's
   ``{"object": "error"}``): the error it states, classified like the status / type / code it
   names (:func:`._errors.classify_body`), after the deltas that came before it;
@@ -24,17 +24,26 @@ event stream at all. What can come back:
 - the end of the body: the assembler decides whether the surface's completion rule was met
   (``finish``), else it raises :class:`~robota.core.errors.MalformedResponseError` naming what
   was missing.
+
+Once the answer is complete (``[DONE]``, or the surface's final event), the rest of the body —
+normally only the end of its framing, e.g. the last chunk of ``Transfer-Encoding: chunked`` — is
+read and discarded, at most :data:`DRAIN_BYTES` bytes within :data:`DRAIN_SECONDS`, as soon as
+the chunk completing the answer arrived (before that chunk's deltas are yielded; deltas keep
+their order): an HTTP/1.1 client puts a connection back in its keep-alive pool only after
+the whole body was read, and otherwise opens a new connection (a TCP, and a TLS, handshake) for
+every call. A body that goes on longer, or fails while draining, only costs that connection: the
+answer stands.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import aclosing
 from typing import Any, Protocol, cast
 
-import httpx
+import anyio
 from robota.core.errors import (
     MalformedResponseError,
     ProviderConnectionError,
@@ -42,16 +51,22 @@ from robota.core.errors import (
     RobotaError,
 )
 from robota.core.provider import EffortResolution, ModelResponse, ResponseCompleted, StreamEvent
-from robota.core.sse import iter_events, with_idle_timeout
+from robota.core.sse import with_idle_timeout
 from robota.core.wire import describe_body, malformed
 from robota.providers.openai._client import PayloadRecorder
 from robota.providers.openai._common import decoding
 from robota.providers.openai._errors import classify_body, classify_error, error_object
-from robota.providers.openai._sse import SseDecoder
+from robota.providers.openai._sse import SseDecoder, SseEvent
 
 import openai
 
-__all__ = ["StreamAssembler", "not_a_stream", "stream_call"]
+__all__ = ["DRAIN_BYTES", "DRAIN_SECONDS", "StreamAssembler", "not_a_stream", "stream_call"]
+
+DRAIN_BYTES = 65_536
+"""Most bytes of a completed stream's remaining body read so its connection can be reused."""
+
+DRAIN_SECONDS = 0.25
+"""Longest wait (seconds) for the rest of a completed stream's body before closing it."""
 
 
 class StreamAssembler(Protocol):
@@ -83,10 +98,8 @@ def _transport_error(error: Exception, provider: str, api: str) -> RobotaError |
     uses ``httpx2``, an injected client ``httpx``; both are recognized): a timeout →
     ``ProviderTimeoutError``; a body that cannot be decoded (broken ``Content-Encoding``) →
     ``MalformedResponseError``; any other transport failure → ``ProviderConnectionError``."""
-    modules: list[Any] = [httpx]
-    other = sys.modules.get("httpx2")
-    if other is not None:
-        modules.append(other)
+    # Only a library already imported can have raised it (httpx is imported on demand).
+    modules: list[Any] = [m for m in map(sys.modules.get, ("httpx", "httpx2")) if m is not None]
     text = f"{type(error).__name__}: {error}"
     for module in modules:
         if isinstance(error, module.TimeoutException):
@@ -151,24 +164,66 @@ def _stalled(provider: str, api: str, limit: float | None) -> ProviderTimeoutErr
     )
 
 
-async def _body(
-    response: Any, provider: str, api: str, limit: float | None
-) -> AsyncGenerator[bytes]:
-    """The body's bytes as they arrive, a transport failure classified."""
-    async with aclosing(response.aiter_bytes()) as chunks:
-        while True:
+class _Body:
+    """The body's bytes as they arrive, a transport failure classified; after the answer
+    completed, :meth:`drain` reads what is left so the connection can be reused.
+
+    Not an async generator on purpose: the iterator reading it is closed once the answer is
+    complete, and the drain comes after that.
+    """
+
+    def __init__(self, response: Any, provider: str, api: str, limit: float | None) -> None:
+        self._chunks: Any = response.aiter_bytes()
+        self._provider = provider
+        self._api = api
+        self._limit = limit
+
+    def __aiter__(self) -> _Body:
+        return self
+
+    async def __anext__(self) -> bytes:
+        try:
+            return cast(bytes, await anext(self._chunks))
+        except StopAsyncIteration:
+            raise
+        except TimeoutError as error:  # a transport's own timeout, not an httpx one
+            raise _stalled(self._provider, self._api, self._limit) from error
+        except Exception as error:
+            mapped = _transport_error(error, self._provider, self._api)
+            if mapped is None:
+                raise
+            raise mapped from error
+
+    async def drain(self) -> None:
+        """Read and discard the rest of the body: at most :data:`DRAIN_BYTES` bytes within
+        :data:`DRAIN_SECONDS`; a transport failure ends the drain quietly (cancellation of
+        the caller still propagates)."""
+        left = DRAIN_BYTES
+        with anyio.move_on_after(DRAIN_SECONDS):
             try:
-                chunk = cast(bytes, await anext(chunks))
-            except StopAsyncIteration:
+                async for chunk in self._chunks:
+                    left -= len(cast(bytes, chunk))
+                    if left < 0:
+                        return
+            except Exception:  # the answer is complete: only the connection is lost
                 return
-            except TimeoutError as error:  # a transport's own timeout, not an httpx one
-                raise _stalled(provider, api, limit) from error
-            except Exception as error:
-                mapped = _transport_error(error, provider, api)
-                if mapped is None:
-                    raise
-                raise mapped from error
-            yield chunk
+
+    async def aclose(self) -> None:
+        """Close the byte iterator (the response itself is closed by the caller)."""
+        close = getattr(self._chunks, "aclose", None)
+        if close is not None:
+            await close()
+
+
+async def _event_batches(body: _Body, decoder: SseDecoder) -> AsyncIterator[list[SseEvent]]:
+    """The events each chunk of the body completes (an empty list for a chunk completing none:
+    a comment, or part of an event)."""
+    async for chunk in body:
+        yield decoder.feed(chunk)
+
+
+def _no_event(batch: list[SseEvent]) -> bool:
+    return not batch
 
 
 async def stream_call(
@@ -201,29 +256,55 @@ async def stream_call(
     decoder = SseDecoder()
     done = False
     limit = event_timeout if event_timeout is not None and event_timeout > 0 else None
-    events = with_idle_timeout(
-        iter_events(_body(response, provider, api, limit), decoder=decoder),
+    body = _Body(response, provider, api, limit)
+    feed = assembler.feed
+    batches = with_idle_timeout(
+        _event_batches(body, decoder),
         idle_timeout=limit,
         on_timeout=lambda: _stalled(provider, api, limit),
+        keeps_alive=_no_event,
     )
     try:
-        async with aclosing(events):
-            async for event in events:
-                if event.data == "[DONE]":
-                    done = True
-                    break
-                data = _event_object(event.data, provider=provider, api=api, request_id=request_id)
-                record("stream", data)
-                if error_object(data) is not None:
-                    raise classify_body(data, provider=provider, request_id=request_id)
-                with decoding(provider, api, request_id):
-                    deltas = list(assembler.feed(data))
+        async with aclosing(batches):
+            async for batch in batches:
+                # one chunk's events are read before its deltas are yielded: when the chunk
+                # completes the answer, the body is drained first and the connection goes back
+                # to the pool at once, not after the consumer went through every delta
+                deltas: list[StreamEvent] = []
+                failure: Exception | None = None
+                try:
+                    # one decoding guard per chunk, not per event (it only maps a decoder's
+                    # KeyError / TypeError / ...; the errors raised here are Robota's own)
+                    with decoding(provider, api, request_id):
+                        for event in batch:
+                            if event.data == "[DONE]":
+                                done = True
+                                break
+                            data = _event_object(
+                                event.data, provider=provider, api=api, request_id=request_id
+                            )
+                            record("stream", data)
+                            if error_object(data) is not None:
+                                raise classify_body(data, provider=provider, request_id=request_id)
+                            deltas.extend(list(feed(data)))
+                            if assembler.ended:
+                                break
+                except Exception as error:  # raised after the deltas before it
+                    failure = error
+                complete = failure is None and (done or assembler.ended)
+                if complete:
+                    await body.drain()
                 for out in deltas:
                     yield out
-                if assembler.ended:
+                if failure is not None:
+                    raise failure
+                if complete:
                     break
     finally:
-        await response.aclose()
+        try:
+            await body.aclose()
+        finally:
+            await response.aclose()
     if not decoder.saw_data:
         raise not_a_stream(bytes(decoder.head), provider=provider, api=api, request_id=request_id)
     with decoding(provider, api, request_id):

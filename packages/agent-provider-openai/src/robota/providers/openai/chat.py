@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 from robota.core.capabilities import UNKNOWN_CAPABILITIES, ModelCapabilities, ModelInfo
 from robota.core.provider import (
     EndpointProvenance,
@@ -34,6 +33,9 @@ from robota.providers.openai._models import OPENAI_MODELS, chat_hosted_tools, op
 from robota.providers.openai._stream import stream_call
 
 import openai
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["OpenAIChatProvider"]
 

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import httpx
 from robota.core.capabilities import ModelInfo
 from robota.core.provider import (
     EndpointProvenance,
@@ -29,6 +28,9 @@ from robota.providers.openai._responses_stream import ResponsesStreamAssembler
 from robota.providers.openai._stream import stream_call
 
 import openai
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["OpenAIResponsesProvider"]
 

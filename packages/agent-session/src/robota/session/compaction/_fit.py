@@ -182,6 +182,10 @@ def fit_messages(
             break
     out = tuple(msgs)
     estimated = estimate_tokens(out, tools)
+    if changed and estimated >= original:
+        # Shorter in characters but not in estimated tokens: the elision markers cost what
+        # they saved, so keep the messages as they were rather than mangle them for nothing.
+        out, estimated, changed = tuple(messages), original, 0
     return FitResult(
         messages=out,
         budget_tokens=budget_tokens,
