@@ -27,7 +27,6 @@ RARE = (
     "robota.core.journal.reconcile",
     "robota.core.journal.replay",
     "robota.core.gate",
-    "anyio.streams.memory",
 )
 
 PRELUDE = """

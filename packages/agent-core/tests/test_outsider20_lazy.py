@@ -242,6 +242,10 @@ THREADS = textwrap.dedent(
     import importlib.util
     for p in packages:
         spec = importlib.util.find_spec(p) if p == "robota.core" else None
+    # third-party packages are imported first: the race under test is Robota's lazy names,
+    # not a circular import inside anyio (anyio 4.11, the declared floor, has one that
+    # CPython reports as a _DeadlockError when two threads enter it at once)
+    import anyio, anyio.abc, anyio.lowlevel, anyio.to_thread, anyio.streams.memory, pydantic
     barrier = threading.Barrier(24)
     errors = []
     got = []
