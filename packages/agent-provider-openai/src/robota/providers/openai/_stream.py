@@ -286,7 +286,7 @@ async def stream_call(
                             record("stream", data)
                             if error_object(data) is not None:
                                 raise classify_body(data, provider=provider, request_id=request_id)
-                            deltas.extend(list(feed(data)))
+                            deltas.extend(feed(data))
                             if assembler.ended:
                                 break
                 except Exception as error:  # raised after the deltas before it
